@@ -1,0 +1,53 @@
+/**
+ * The hub's seams. The hub knows connections and groups; it imports no transport or I/O library.
+ * Transports (socket.io, ws/Web PubSub) adapt their sockets to HubConnection.
+ */
+
+/** The data of one message, as the Web PubSub protocol types it. */
+export type DataType = 'json' | 'text' | 'binary';
+
+/** Where a message came from, as subscribers see it. */
+export type MessageSource =
+  | { kind: 'group'; group: string }
+  | { kind: 'server' };
+
+/**
+ * One message on its way to many connections. Transports ask for their wire form through
+ * `encoded(codec)`, which runs the codec once per message and hands every connection the same
+ * result: a broadcast is serialized once, not once per connection.
+ */
+export interface OutboundMessage {
+  readonly source: MessageSource;
+  readonly dataType: DataType;
+  /** A JSON value for `json`, a string for `text`, bytes for `binary`. */
+  readonly data: unknown;
+  /**
+   * Conflation key: when a consumer is slow, a newer message with the same key replaces an
+   * undelivered older one (a device group's readings). Undefined: never conflated.
+   */
+  readonly conflationKey: string | undefined;
+  encoded<T>(codec: MessageCodec<T>): T;
+}
+
+/** Turns a message into a transport's wire form. `id` must be unique per codec instance kind. */
+export interface MessageCodec<T> {
+  readonly id: string;
+  encode(message: OutboundMessage): T;
+}
+
+/** Why the hub closes a connection; transports map it to their own close codes. */
+export type CloseReason =
+  | 'shutdown' // reconnect elsewhere (server restarting / draining)
+  | 'kicked' // closed by the management API; do not reconnect automatically
+  | 'token-expired' // reconnect with a new token
+  | 'policy'; // not allowed; do not reconnect
+
+/** A live client connection as the hub sees it. */
+export interface HubConnection {
+  readonly id: string;
+  readonly userId: string | undefined;
+  readonly tenantId: string | undefined;
+  /** Must never block or throw; a transport applies its own backpressure policy. */
+  send(message: OutboundMessage): void;
+  close(reason: CloseReason): void;
+}
