@@ -1,0 +1,99 @@
+import type { EnvironmentName } from './schema.js';
+import { SCHEMA } from './schema.js';
+import type { LogLevel } from './parsers.js';
+
+/** The resolved configuration, frozen. Passed down; nothing below main reads the environment. */
+export interface AppConfig {
+  readonly environment: EnvironmentName;
+  readonly isDevelopment: boolean;
+  readonly http: { readonly port: number; readonly host: string; readonly bodyLimitBytes: number };
+  readonly mqtt: {
+    /** Unset → the embedded broker on embeddedPort. */
+    readonly url: string | undefined;
+    readonly embeddedPort: number;
+    readonly qos: 0 | 1;
+    readonly clientId: string;
+  };
+  readonly eventHubs: {
+    readonly connectionString: string | undefined;
+    readonly name: string | undefined;
+    readonly consumerGroup: string;
+  };
+  readonly redisUrl: string | undefined;
+  readonly hub: { readonly name: string; readonly accessKey: string };
+  readonly jwt: {
+    readonly secret: string | undefined;
+    readonly issuer: string;
+    readonly audience: string;
+    readonly jwksUri: string | undefined;
+    readonly clockSkewSeconds: number;
+  };
+  readonly throttle: { readonly maxPerSecondPerDevice: number };
+  readonly host: { readonly shutdownTimeoutMs: number };
+  readonly health: { readonly checkTimeoutMs: number };
+  readonly simulator: { readonly devices: number; readonly tenant: string; readonly rate: number };
+  readonly cors: { readonly allowedOrigins: readonly string[] };
+  readonly logging: { readonly defaultLevel: LogLevel; readonly categories: Readonly<Record<string, LogLevel>> };
+  /** Keys from files or the command line that nothing reads (logged as a warning at start). */
+  readonly unknownKeys: readonly string[];
+  /** Non-secret keys and their values, for the start-up log. */
+  describe(): Record<string, unknown>;
+}
+
+function deepFreeze<T>(o: T): T {
+  if (o && typeof o === 'object') {
+    for (const v of Object.values(o)) deepFreeze(v);
+    Object.freeze(o);
+  }
+  return o;
+}
+
+export function toAppConfig(
+  environment: EnvironmentName,
+  values: ReadonlyMap<string, unknown>,
+  categories: Record<string, LogLevel>,
+  unknownKeys: string[],
+): AppConfig {
+  const v = <T>(key: string) => values.get(key) as T;
+  const config: AppConfig = {
+    environment,
+    isDevelopment: environment === 'Development',
+    http: { port: v('Http:Port'), host: v('Http:Host'), bodyLimitBytes: v('Http:BodyLimitBytes') },
+    mqtt: {
+      url: v('ConnectionStrings:mqtt'),
+      embeddedPort: v('Ingestion:Mqtt:EmbeddedPort'),
+      qos: v('Ingestion:Mqtt:Qos'),
+      clientId: v('Ingestion:Mqtt:ClientId'),
+    },
+    eventHubs: {
+      connectionString: v('ConnectionStrings:eventhubs'),
+      name: v('Ingestion:EventHubs:Name'),
+      consumerGroup: v('Ingestion:EventHubs:ConsumerGroup'),
+    },
+    redisUrl: v('ConnectionStrings:redis'),
+    hub: { name: v('Hub:Name'), accessKey: v('Hub:AccessKey') },
+    jwt: {
+      secret: v('Auth:Jwt:Secret'),
+      issuer: v('Auth:Jwt:Issuer'),
+      audience: v('Auth:Jwt:Audience'),
+      jwksUri: v('Auth:Jwt:JwksUri'),
+      clockSkewSeconds: v('Auth:Jwt:ClockSkewSeconds'),
+    },
+    throttle: { maxPerSecondPerDevice: v('Throttle:MaxPerSecondPerDevice') },
+    host: { shutdownTimeoutMs: v<number>('Host:ShutdownTimeoutSeconds') * 1000 },
+    health: { checkTimeoutMs: v<number>('Health:CheckTimeoutSeconds') * 1000 },
+    simulator: { devices: v('Simulator:Devices'), tenant: v('Simulator:Tenant'), rate: v('Simulator:Rate') },
+    cors: { allowedOrigins: v('Cors:AllowedOrigins') },
+    logging: { defaultLevel: v('Logging:LogLevel:Default'), categories },
+    unknownKeys,
+    describe() {
+      const out: Record<string, unknown> = { environment };
+      for (const def of SCHEMA) {
+        if (!values.has(def.key)) continue;
+        out[def.key] = def.secret ? '[redacted]' : values.get(def.key);
+      }
+      return out;
+    },
+  };
+  return deepFreeze(config);
+}

@@ -1,0 +1,100 @@
+import { ENVIRONMENTS, LOG_LEVEL_PREFIX, SCHEMA, type EnvironmentName, type KeyDefinition } from './schema.js';
+import { argsLayer, envLayer, fileLayer, type Entry, type Layer } from './sources.js';
+import { logLevel, type LogLevel } from './parsers.js';
+import type { AppConfig } from './app-config.js';
+import { toAppConfig } from './app-config.js';
+
+/** Start-up stops with this; each problem names its key. */
+export class ConfigError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(`invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export interface ConfigInputs {
+  args: readonly string[];
+  env: NodeJS.ProcessEnv;
+  /** Where appsettings*.json are looked for. */
+  contentRoot: string;
+}
+
+/**
+ * Resolves the configuration once: defaults < appsettings.json < appsettings.{Environment}.json
+ * < environment variables < command line. Returns a frozen, typed object; throws ConfigError.
+ */
+export function loadConfig(inputs: ConfigInputs): AppConfig {
+  const problems: string[] = [];
+  const cli = argsLayer(inputs.args);
+  const envName = cli.environment ?? inputs.env.HUB_ENVIRONMENT ?? 'Production';
+  const environment = ENVIRONMENTS.find((e) => e.toLowerCase() === envName.toLowerCase());
+  if (!environment) {
+    throw new ConfigError([`HUB_ENVIRONMENT: must be one of ${ENVIRONMENTS.join(', ')} (got '${envName}')`]);
+  }
+
+  const aliases = new Map<string, string>();
+  for (const def of SCHEMA) for (const a of def.envAliases ?? []) aliases.set(a, def.key);
+
+  const layers: Layer[] = [];
+  for (const file of ['appsettings.json', `appsettings.${environment}.json`]) {
+    try {
+      layers.push(fileLayer(inputs.contentRoot, file));
+    } catch (err) {
+      problems.push((err as Error).message);
+    }
+  }
+  layers.push(envLayer(inputs.env, aliases), cli.layer);
+
+  const merged = new Map<string, Entry>();
+  for (const layer of layers) for (const [k, e] of layer) merged.set(k, e);
+
+  const values = new Map<string, unknown>();
+  const ctx = { environment, get: (key: string) => values.get(key) };
+  // Keys whose default or requirement depends on another key are resolved after it.
+  const ordered = [...SCHEMA].sort((a, b) => Number(dependsOnOthers(a)) - Number(dependsOnOthers(b)));
+  for (const def of ordered) {
+    const entry = merged.get(def.key.toLowerCase());
+    if (entry !== undefined && String(entry.value).trim() !== '') {
+      try {
+        values.set(def.key, def.parse(entry.value));
+      } catch (err) {
+        const shown = def.secret ? '' : ` (got '${String(entry.value)}' from ${entry.source})`;
+        problems.push(`${def.key}: ${(err as Error).message}${def.secret ? ` (from ${entry.source})` : shown}`);
+      }
+      continue;
+    }
+    const fallback = def.default?.(ctx);
+    if (fallback !== undefined) values.set(def.key, fallback);
+    else if (def.required?.(ctx)) problems.push(`${def.key}: is required in ${environment}`);
+  }
+
+  const categoryLevels: Record<string, LogLevel> = {};
+  for (const [k, entry] of merged) {
+    if (!k.startsWith(LOG_LEVEL_PREFIX) || k === `${LOG_LEVEL_PREFIX}default`) continue;
+    try {
+      categoryLevels[entry.key.slice(LOG_LEVEL_PREFIX.length)] = logLevel(entry.value);
+    } catch (err) {
+      problems.push(`${entry.key}: ${(err as Error).message} (got '${String(entry.value)}' from ${entry.source})`);
+    }
+  }
+
+  if (problems.length > 0) throw new ConfigError(problems);
+  return toAppConfig(environment, values, categoryLevels, unknownKeys(merged));
+}
+
+function dependsOnOthers(def: KeyDefinition): boolean {
+  return def.key === 'Auth:Jwt:Secret';
+}
+
+/** Keys from files and the command line that no part of the hub reads: likely typos, worth a warning. */
+function unknownKeys(merged: Map<string, Entry>): string[] {
+  const known = new Set(SCHEMA.map((d) => d.key.toLowerCase()));
+  const out: string[] = [];
+  for (const [k, e] of merged) {
+    if (known.has(k) || k.startsWith(LOG_LEVEL_PREFIX) || e.source.startsWith('environment')) continue;
+    out.push(`${e.key} (${e.source})`);
+  }
+  return out;
+}
+
+export type { EnvironmentName };

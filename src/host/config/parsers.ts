@@ -1,0 +1,86 @@
+/** Value parsers for configuration keys. Each throws a short reason; the loader names the key. */
+
+export type Raw = string | number | boolean;
+
+export function int(min: number, max: number) {
+  return (raw: Raw): number => {
+    const n = typeof raw === 'number' ? raw : Number(String(raw).trim());
+    if (!Number.isInteger(n) || n < min || n > max) throw new Error(`must be an integer from ${min} to ${max}`);
+    return n;
+  };
+}
+
+export function num(min: number, max: number, { exclusiveMin = false } = {}) {
+  return (raw: Raw): number => {
+    const n = typeof raw === 'number' ? raw : Number(String(raw).trim());
+    if (!Number.isFinite(n) || n > max || (exclusiveMin ? n <= min : n < min)) {
+      throw new Error(`must be a number ${exclusiveMin ? 'greater than' : 'from'} ${min}${max < Infinity ? ` up to ${max}` : ''}`);
+    }
+    return n;
+  };
+}
+
+export const port = int(0, 65535);
+
+export function str({ minLength = 1, pattern }: { minLength?: number; pattern?: RegExp } = {}) {
+  return (raw: Raw): string => {
+    const s = String(raw).trim();
+    if (s.length < minLength) throw new Error(minLength > 1 ? `must be at least ${minLength} characters` : 'must not be empty');
+    if (pattern && !pattern.test(s)) throw new Error(`must match ${pattern}`);
+    return s;
+  };
+}
+
+export function url(protocols: readonly string[]) {
+  return (raw: Raw): string => {
+    let parsed: URL;
+    try {
+      parsed = new URL(String(raw).trim());
+    } catch {
+      throw new Error(`must be a URL (${protocols.join(', ')})`);
+    }
+    if (!protocols.includes(parsed.protocol.replace(/:$/, ''))) {
+      throw new Error(`must use one of ${protocols.map((p) => p + '://').join(', ')}`);
+    }
+    return String(raw).trim();
+  };
+}
+
+export function oneOf<const T extends string>(values: readonly T[]) {
+  return (raw: Raw): T => {
+    const s = String(raw).trim();
+    const hit = values.find((v) => v.toLowerCase() === s.toLowerCase());
+    if (!hit) throw new Error(`must be one of ${values.join(', ')}`);
+    return hit;
+  };
+}
+
+/** Comma separated origins, each `scheme://host[:port]`. */
+export function origins(raw: Raw): string[] {
+  const list = String(raw)
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  for (const o of list) {
+    if (o === '*') continue;
+    let u: URL;
+    try {
+      u = new URL(o);
+    } catch {
+      throw new Error(`'${o}' is not an origin (scheme://host[:port])`);
+    }
+    if (u.origin !== o.replace(/\/$/, '').toLowerCase()) throw new Error(`'${o}' is not an origin (scheme://host[:port])`);
+  }
+  return list.map((o) => o.replace(/\/$/, '').toLowerCase());
+}
+
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+/** Accepts pino's names and the .NET ones users bring along (Information, Warning, Critical, None). */
+export function logLevel(raw: Raw): LogLevel {
+  const s = String(raw).trim().toLowerCase();
+  const alias: Record<string, LogLevel> = { information: 'info', warning: 'warn', critical: 'fatal', none: 'silent' };
+  const level = alias[s] ?? s;
+  if (!(LOG_LEVELS as readonly string[]).includes(level)) throw new Error(`must be one of ${LOG_LEVELS.join(', ')}`);
+  return level as LogLevel;
+}

@@ -1,0 +1,75 @@
+/**
+ * The error catalogue: every error code the hub answers with, in one place.
+ * Codes are `HUB_ERR_<AREA>_<WHAT>`; each is documented in the README (a test checks it).
+ */
+export interface ErrorDefinition {
+  readonly code: string;
+  readonly status: number;
+  readonly title: string;
+}
+
+function define<const K extends string>(
+  table: Record<K, readonly [status: number, title: string]>,
+): Record<K, ErrorDefinition> {
+  const out = {} as Record<K, ErrorDefinition>;
+  for (const key of Object.keys(table) as K[]) {
+    const [status, title] = table[key];
+    out[key] = Object.freeze({ code: `HUB_ERR_${key}`, status, title });
+  }
+  return Object.freeze(out);
+}
+
+export const Errors = define({
+  HTTP_NOT_FOUND: [404, 'Not Found'],
+  HTTP_METHOD_NOT_ALLOWED: [405, 'Method Not Allowed'],
+  HTTP_UNSUPPORTED_MEDIA_TYPE: [415, 'Unsupported Media Type'],
+  HTTP_BAD_REQUEST: [400, 'Bad Request'],
+  HTTP_BODY_TOO_LARGE: [413, 'Payload Too Large'],
+  HTTP_AMBIGUOUS_ROUTE: [500, 'Ambiguous Route'],
+  HTTP_INTERNAL: [500, 'Internal Server Error'],
+  HOST_STOPPING: [503, 'Service Stopping'],
+  HEALTH_UNHEALTHY: [503, 'Service Unhealthy'],
+  AUTH_UNAUTHENTICATED: [401, 'Unauthorized'],
+  AUTH_FORBIDDEN: [403, 'Forbidden'],
+  AUTH_INVALID_TOKEN: [401, 'Invalid Token'],
+  RATE_LIMITED: [429, 'Too Many Requests'],
+  DEVICES_BAD_CURSOR: [400, 'Bad Cursor'],
+  DEVICES_BAD_LIMIT: [400, 'Bad Limit'],
+  DEVICES_NOT_FOUND: [404, 'Device Not Found'],
+  HUB_UNKNOWN_CONNECTION: [404, 'Unknown Connection'],
+  HUB_BAD_MESSAGE: [400, 'Bad Message'],
+  HUB_GROUP_FORBIDDEN: [403, 'Group Forbidden'],
+  MGMT_UNAUTHENTICATED: [401, 'Unauthorized'],
+  MGMT_BAD_API_VERSION: [400, 'Unsupported API Version'],
+  MGMT_UNKNOWN_CONNECTION: [404, 'Unknown Connection'],
+  MGMT_BAD_REQUEST: [400, 'Bad Request'],
+  FUNC_BAD_BODY: [400, 'Bad Request Body'],
+  FUNC_UPSTREAM: [502, 'Upstream Error'],
+  CONFIG_INVALID: [500, 'Invalid Configuration'],
+  HOST_START_FAILED: [500, 'Start Failed'],
+});
+
+export type ErrorKey = keyof typeof Errors;
+
+/** An error that knows its catalogue entry; anything else thrown becomes HTTP_INTERNAL. */
+export class HubError extends Error {
+  readonly definition: ErrorDefinition;
+  /** Extra members of the problem body (e.g. `errors` for binding failures). */
+  readonly extensions: Record<string, unknown> | undefined;
+
+  constructor(key: ErrorKey, detail?: string, extensions?: Record<string, unknown>) {
+    const definition = Errors[key];
+    super(detail ?? definition.title);
+    this.name = 'HubError';
+    this.definition = definition;
+    this.extensions = extensions;
+  }
+
+  get code(): string {
+    return this.definition.code;
+  }
+
+  get status(): number {
+    return this.definition.status;
+  }
+}

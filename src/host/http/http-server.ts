@@ -1,0 +1,110 @@
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { Errors } from '../errors.js';
+import { problem, PROBLEM_CONTENT_TYPE } from '../problem.js';
+import { HttpContext } from '../pipeline/http-context.js';
+import type { RequestDelegate } from '../pipeline/middleware.js';
+import { writeErrorProblem } from '../pipeline/results.js';
+import { continueTrace } from '../trace-context.js';
+import { writeRawResponse } from './raw-response.js';
+
+export interface HttpServerOptions {
+  app: RequestDelegate;
+  log: Logger;
+  bodyLimitBytes: number;
+  development: boolean;
+  /** Upgrade requests under these prefixes belong to another listener (socket.io's engine). */
+  foreignUpgradePrefixes?: readonly string[];
+}
+
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'];
+
+/**
+ * Fastify carries the connection handling, body limits and inject(); every request then runs
+ * through the one pipeline. Upgrade requests (WebSockets) run through the same pipeline, so
+ * routing, authentication and rate limits apply to them too.
+ */
+export function createHttpServer(options: HttpServerOptions): FastifyInstance {
+  const { app, log, development } = options;
+  const fastify = Fastify({
+    logger: false,
+    bodyLimit: options.bodyLimitBytes,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    // Our pipeline decides about trailing slashes and case; Fastify only delivers.
+    routerOptions: { ignoreTrailingSlash: true, caseSensitive: false },
+  });
+
+  // Bodies arrive as bytes; each endpoint's binder decides what it accepts (415 is a routing outcome).
+  fastify.removeAllContentTypeParsers();
+  fastify.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+
+  fastify.setErrorHandler((error: Error & { statusCode?: number; code?: string }, request, reply) => {
+    // Reached only for what Fastify rejects before our pipeline: oversized or malformed bodies.
+    const definition = error.statusCode === 413 ? Errors.HTTP_BODY_TOO_LARGE : error.statusCode === 400 ? Errors.HTTP_BAD_REQUEST : Errors.HTTP_INTERNAL;
+    const trace = continueTrace(request.headers.traceparent);
+    const body = problem(definition, definition.status === 500 ? 'An unexpected error occurred.' : error.message, {
+      instance: request.url.split('?')[0]!,
+      traceId: trace.traceId,
+    });
+    log.info({ method: request.method, status: definition.status, traceId: trace.traceId, code: error.code }, 'request rejected');
+    void reply.code(definition.status).header('content-type', PROBLEM_CONTENT_TYPE).send(JSON.stringify(body));
+  });
+
+  fastify.route({
+    method: METHODS,
+    url: '*',
+    handler: async (request, reply) => {
+      const raw = request.raw;
+      const trace = continueTrace(raw.headers.traceparent);
+      const body = Buffer.isBuffer(request.body) ? request.body : undefined;
+      const ctx = new HttpContext(raw, { url: raw.url ?? '/', body, traceId: trace.traceId, log });
+      await run(app, ctx, development);
+      if (ctx.response.hijacked) return reply.hijack();
+      reply.code(ctx.response.status);
+      for (const [name, value] of ctx.response.headers) reply.header(name, value);
+      return reply.send(ctx.response.body ?? undefined);
+    },
+  });
+
+  const foreign = options.foreignUpgradePrefixes ?? [];
+  fastify.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    if (foreign.some((p) => (req.url ?? '').startsWith(p))) return;
+    // A socket error during or after the upgrade must never reach the process as an unhandled event.
+    socket.on('error', (err) => log.debug({ err }, 'upgrade socket error'));
+    const trace = continueTrace(req.headers.traceparent);
+    const ctx = new HttpContext(req, { url: req.url ?? '/', body: undefined, traceId: trace.traceId, log, upgrade: { socket, head } });
+    void run(app, ctx, development).then(() => {
+      if (!ctx.response.hijacked) writeRawResponse(socket, ctx.response);
+    });
+  });
+
+  return fastify;
+}
+
+/** Runs the pipeline; whatever escapes it becomes a 500 problem. Logs one line per request. */
+async function run(app: RequestDelegate, ctx: HttpContext, development: boolean): Promise<void> {
+  try {
+    await app(ctx);
+  } catch (error) {
+    ctx.log.error({ err: error, traceId: ctx.traceId }, 'unhandled exception');
+    if (!ctx.response.hijacked) {
+      ctx.response.clear();
+      writeErrorProblem(ctx, error, development);
+    }
+  }
+  ctx.log.info(
+    {
+      method: ctx.method,
+      route: ctx.endpoint?.displayName ?? null,
+      status: ctx.response.hijacked ? 101 : ctx.response.status,
+      durationMs: Math.round((performance.now() - ctx.startedAt) * 100) / 100,
+      traceId: ctx.traceId,
+    },
+    'request',
+  );
+}
+
+export type { Server };

@@ -1,0 +1,63 @@
+import { pino, type Logger, type LevelWithSilent } from 'pino';
+import pretty from 'pino-pretty';
+import type { AppConfig } from './config/app-config.js';
+
+export type { Logger };
+
+/** Paths pino blanks wherever they appear in a log object: secrets never reach a log. */
+const REDACT = [
+  'token',
+  'accessToken',
+  'access_token',
+  'authorization',
+  'headers.authorization',
+  'req.headers.authorization',
+  'cookie',
+  'headers.cookie',
+  'password',
+  'secret',
+  'connectionString',
+];
+
+/**
+ * The root logger: JSON lines in Production and Staging, readable lines in Development.
+ * `destination` lets tests capture output.
+ */
+export function createRootLogger(
+  config: Pick<AppConfig, 'isDevelopment' | 'logging'>,
+  destination?: NodeJS.WritableStream,
+): Logger {
+  const options = {
+    level: config.logging.defaultLevel,
+    base: undefined,
+    redact: { paths: REDACT, censor: '[redacted]' },
+  };
+  if (config.isDevelopment && !destination) {
+    // In-process pretty printing (no worker thread): start-up and shutdown lines are never lost.
+    return pino(options, pretty({ colorize: process.stdout.isTTY, translateTime: 'HH:MM:ss.l', ignore: 'pid,hostname' }));
+  }
+  return destination ? pino(options, destination) : pino(options);
+}
+
+/**
+ * A logger for one category (e.g. `Host`, `Ingestion.Mqtt`). The most specific
+ * `Logging:LogLevel:<prefix>` wins, as in .NET: `Ingestion` covers `Ingestion.Mqtt`.
+ */
+export function categoryLogger(root: Logger, config: Pick<AppConfig, 'logging'>, category: string): Logger {
+  const level = levelFor(config.logging.categories, category) ?? config.logging.defaultLevel;
+  return root.child({ category }, { level: level as LevelWithSilent });
+}
+
+function levelFor(levels: Readonly<Record<string, string>>, category: string): string | undefined {
+  let best: string | undefined;
+  let bestLength = -1;
+  const lower = category.toLowerCase();
+  for (const [prefix, level] of Object.entries(levels)) {
+    const p = prefix.toLowerCase();
+    if ((lower === p || lower.startsWith(p + '.')) && p.length > bestLength) {
+      best = level;
+      bestLength = p.length;
+    }
+  }
+  return best;
+}

@@ -1,0 +1,90 @@
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { Logger } from 'pino';
+import type { Endpoint } from './endpoint.js';
+
+/** What the pipeline will write: buffered until the pipeline unwinds, so outer middleware can still change it. */
+export class ResponseState {
+  status = 200;
+  readonly headers = new Map<string, string | string[]>();
+  body: string | Buffer | null = null;
+  /** Set when an endpoint took over the raw response or socket (WebSocket upgrade). */
+  hijacked = false;
+
+  setHeader(name: string, value: string | string[]): void {
+    this.headers.set(name.toLowerCase(), value);
+  }
+
+  appendVary(value: string): void {
+    const current = this.headers.get('vary');
+    const list = current ? String(current).split(/\s*,\s*/) : [];
+    if (!list.some((v) => v.toLowerCase() === value.toLowerCase())) list.push(value);
+    this.headers.set('vary', list.join(', '));
+  }
+
+  /** What the exception handler does before re-executing: nothing written survives. */
+  clear(): void {
+    this.status = 200;
+    this.headers.clear();
+    this.body = null;
+  }
+}
+
+/** A WebSocket (or other) upgrade request travelling through the pipeline. */
+export interface UpgradeRequest {
+  socket: Duplex;
+  head: Buffer;
+}
+
+/** Everything one request carries through the pipeline. */
+export class HttpContext {
+  readonly method: string;
+  /** The request path (percent-encoded, as sent). A path-map branch moves its matched prefix to pathBase. */
+  path: string;
+  pathBase = '';
+  readonly query: URLSearchParams;
+  readonly headers: IncomingHttpHeaders;
+  /** The raw body, read before the pipeline; undefined when the request had none. */
+  readonly body: Buffer | undefined;
+  /** Selected at the routing position; null before it, and when no endpoint fits. */
+  endpoint: Endpoint | null = null;
+  routeValues: Record<string, string> = {};
+  /** Set by authentication; null when anonymous. */
+  user: unknown = null;
+  /** Per-request features other middleware hand down (tenant, rate-limit lease, …). */
+  readonly items = new Map<unknown, unknown>();
+  readonly response = new ResponseState();
+  /** The exception being handled, while the exception handler re-executes at its error path. */
+  error: unknown = undefined;
+  readonly startedAt = performance.now();
+
+  readonly traceId: string;
+  readonly log: Logger;
+  readonly upgrade: UpgradeRequest | undefined;
+
+  constructor(
+    readonly raw: IncomingMessage,
+    init: { url: string; body: Buffer | undefined; traceId: string; log: Logger; upgrade?: UpgradeRequest },
+  ) {
+    this.method = (raw.method ?? 'GET').toUpperCase();
+    const q = init.url.indexOf('?');
+    this.path = q >= 0 ? init.url.slice(0, q) : init.url;
+    this.query = new URLSearchParams(q >= 0 ? init.url.slice(q + 1) : '');
+    this.headers = raw.headers;
+    this.body = init.body;
+    this.traceId = init.traceId;
+    this.log = init.log;
+    this.upgrade = init.upgrade;
+  }
+
+  /** `pathBase + path`: the path the client sent (used as a problem's `instance`). */
+  get originalPath(): string {
+    return this.pathBase + this.path;
+  }
+
+  /** The base URL the client used, e.g. `http://127.0.0.1:8080` (trusts Host, not forwarded headers). */
+  get origin(): string {
+    const encrypted = (this.raw.socket as { encrypted?: boolean }).encrypted === true;
+    return `${encrypted ? 'https' : 'http'}://${this.headers.host ?? 'localhost'}`;
+  }
+}
