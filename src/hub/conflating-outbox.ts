@@ -1,0 +1,96 @@
+import type { OutboundMessage } from './types.js';
+
+export interface ConflatingOutboxOptions {
+  /**
+   * Writes one message to the transport; returns false once the transport's buffer is full
+   * (the `stream.write` convention). The transport calls `drain()` when it empties again.
+   */
+  write(message: OutboundMessage): boolean;
+  /** Messages without a conflation key held while the transport is full. Default 1000. */
+  maxUnkeyed?: number;
+}
+
+/**
+ * What `offer` did: `written` through, `queued` while the transport is full, `conflated` into
+ * an older pending message of the same key, or `overflow`: the connection is too slow to keep
+ * and the transport should close it. Once overflowed, every offer says so.
+ */
+export type OfferResult = 'written' | 'queued' | 'conflated' | 'overflow';
+
+/**
+ * The slow-consumer policy of one connection. While the transport is full, the newest message
+ * per conflation key replaces older ones (a device's readings), and messages without a key wait
+ * in a bounded FIFO. Memory: one message per followed key plus `maxUnkeyed`.
+ */
+export class ConflatingOutbox {
+  /** Pending messages replaced by a newer one with the same key. */
+  conflated = 0;
+
+  readonly #write: (message: OutboundMessage) => boolean;
+  readonly #maxUnkeyed: number;
+  /**
+   * Pending messages in arrival order. A Map keeps a replaced key in its first position;
+   * unkeyed messages get numeric keys, which never collide with string conflation keys.
+   */
+  readonly #pending = new Map<string | number, OutboundMessage>();
+  #unkeyed = 0;
+  #nextUnkeyedId = 0;
+  #full = false;
+  #overflowed = false;
+
+  constructor(options: ConflatingOutboxOptions) {
+    this.#write = options.write;
+    this.#maxUnkeyed = options.maxUnkeyed ?? 1000;
+  }
+
+  /** Messages waiting for the transport. */
+  get pendingCount(): number {
+    return this.#pending.size;
+  }
+
+  get overflowed(): boolean {
+    return this.#overflowed;
+  }
+
+  offer(message: OutboundMessage): OfferResult {
+    if (this.#overflowed) return 'overflow';
+    if (!this.#full) {
+      this.#full = !this.#write(message);
+      return 'written';
+    }
+    const key = message.conflationKey;
+    if (key !== undefined) {
+      const replaced = this.#pending.has(key);
+      this.#pending.set(key, message);
+      if (replaced) this.conflated++;
+      return replaced ? 'conflated' : 'queued';
+    }
+    if (this.#unkeyed >= this.#maxUnkeyed) {
+      this.#overflowed = true;
+      this.clear();
+      return 'overflow';
+    }
+    this.#unkeyed++;
+    this.#pending.set(this.#nextUnkeyedId++, message);
+    return 'queued';
+  }
+
+  /** The transport can take more: writes pending messages in order until it is full again. */
+  drain(): void {
+    this.#full = false;
+    for (const [key, message] of this.#pending) {
+      this.#pending.delete(key);
+      if (typeof key === 'number') this.#unkeyed--;
+      if (!this.#write(message)) {
+        this.#full = true;
+        return;
+      }
+    }
+  }
+
+  /** Drops everything pending, e.g. when the connection closes. */
+  clear(): void {
+    this.#pending.clear();
+    this.#unkeyed = 0;
+  }
+}

@@ -1,0 +1,106 @@
+import { isValidId, type Reading } from '../protocol/reading.js';
+import { InvalidCursorError } from './invalid-cursor-error.js';
+
+export interface DeviceListItem {
+  deviceId: string;
+  /** `receivedAt` of the device's last accepted reading. */
+  lastSeen: number;
+  last: Reading;
+}
+
+export interface DevicePage {
+  items: DeviceListItem[];
+  /** Pass back to continue after the last item; null when nothing followed it. */
+  nextCursor: string | null;
+}
+
+export interface ListOptions {
+  /** Default 100; a positive integer (the HTTP layer enforces its own upper bound). */
+  limit?: number;
+  /** From a previous page's `nextCursor`; absent for the first page. */
+  cursor?: string | null;
+}
+
+interface TenantDevices {
+  /** Device ids in ascending order: the pagination order. */
+  readonly ids: string[];
+  readonly byId: Map<string, DeviceListItem>;
+}
+
+/**
+ * The devices each tenant has, ordered by id, with their last accepted reading. Cursors name
+ * the last id returned, so a page continues strictly after it: devices appearing between
+ * requests are neither repeated nor skipped. One entry per device; nothing else is kept.
+ */
+export class DeviceRegistry {
+  readonly #tenants = new Map<string, TenantDevices>();
+
+  /** Remembers an accepted reading as its device's last. */
+  record(reading: Reading): void {
+    let tenant = this.#tenants.get(reading.tenantId);
+    if (tenant === undefined) {
+      tenant = { ids: [], byId: new Map() };
+      this.#tenants.set(reading.tenantId, tenant);
+    }
+    const entry = tenant.byId.get(reading.deviceId);
+    if (entry !== undefined) {
+      entry.last = reading;
+      entry.lastSeen = reading.receivedAt;
+      return;
+    }
+    tenant.byId.set(reading.deviceId, { deviceId: reading.deviceId, lastSeen: reading.receivedAt, last: reading });
+    tenant.ids.splice(upperBound(tenant.ids, reading.deviceId), 0, reading.deviceId);
+  }
+
+  /** The device's last accepted reading, or undefined for a device never seen. */
+  last(tenantId: string, deviceId: string): Reading | undefined {
+    return this.#tenants.get(tenantId)?.byId.get(deviceId)?.last;
+  }
+
+  /** Number of devices a tenant has. */
+  count(tenantId: string): number {
+    return this.#tenants.get(tenantId)?.ids.length ?? 0;
+  }
+
+  /**
+   * One page of a tenant's devices in id order. Throws InvalidCursorError for a cursor this
+   * registry could not have issued and RangeError for a limit that is not a positive integer.
+   */
+  list(tenantId: string, options: ListOptions = {}): DevicePage {
+    const limit = options.limit ?? 100;
+    if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`limit must be a positive integer, got ${limit}`);
+    const after = options.cursor == null ? undefined : decodeCursor(options.cursor);
+    const tenant = this.#tenants.get(tenantId);
+    if (tenant === undefined) return { items: [], nextCursor: null };
+
+    const start = after === undefined ? 0 : upperBound(tenant.ids, after);
+    const ids = tenant.ids.slice(start, start + limit);
+    const items = ids.map((id) => ({ ...tenant.byId.get(id)! }));
+    const more = start + limit < tenant.ids.length;
+    const lastId = ids[ids.length - 1];
+    return { items, nextCursor: more && lastId !== undefined ? encodeCursor(lastId) : null };
+  }
+}
+
+/** Index of the first id greater than `id`: where `id` goes, and where a page after it starts. */
+function upperBound(ids: readonly string[], id: string): number {
+  let lo = 0;
+  let hi = ids.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (ids[mid]! <= id) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+function encodeCursor(deviceId: string): string {
+  return Buffer.from(deviceId, 'utf8').toString('base64url');
+}
+
+function decodeCursor(cursor: string): string {
+  // Buffer's decoder skips characters it does not know; the round trip makes it strict.
+  const id = Buffer.from(cursor, 'base64url').toString('utf8');
+  if (!isValidId(id) || encodeCursor(id) !== cursor) throw new InvalidCursorError();
+  return id;
+}

@@ -1,0 +1,52 @@
+import { deviceGroup, type Reading } from '../protocol/reading.js';
+import type { DataType, MessageCodec, MessageSource, OutboundMessage } from './types.js';
+
+/**
+ * The hub's OutboundMessage. `encoded(codec)` runs each codec once and hands every later caller
+ * the same result. Almost every message meets one codec per transport, so the first result
+ * sits in a slot and only a second codec pays for a Map.
+ */
+export class HubOutboundMessage implements OutboundMessage {
+  #codecId: string | undefined = undefined;
+  #encoded: unknown = undefined;
+  #more: Map<string, unknown> | undefined = undefined;
+
+  constructor(
+    readonly source: MessageSource,
+    readonly dataType: DataType,
+    readonly data: unknown,
+    readonly conflationKey: string | undefined = undefined,
+  ) {}
+
+  encoded<T>(codec: MessageCodec<T>): T {
+    if (this.#codecId === codec.id) return this.#encoded as T;
+    if (this.#codecId === undefined) {
+      const value = codec.encode(this);
+      this.#codecId = codec.id;
+      this.#encoded = value;
+      return value;
+    }
+    this.#more ??= new Map();
+    if (this.#more.has(codec.id)) return this.#more.get(codec.id) as T;
+    const value = codec.encode(this);
+    this.#more.set(codec.id, value);
+    return value;
+  }
+}
+
+/**
+ * The group message carrying one reading to `device:{tenantId}:{deviceId}`. Its data is the
+ * contract's Reading without `traceparent`; readings of one device conflate with each other.
+ */
+export function readingMessage(reading: Reading): HubOutboundMessage {
+  const group = deviceGroup(reading.tenantId, reading.deviceId);
+  const data = {
+    tenantId: reading.tenantId,
+    deviceId: reading.deviceId,
+    seq: reading.seq,
+    ts: reading.ts,
+    receivedAt: reading.receivedAt,
+    data: reading.data,
+  };
+  return new HubOutboundMessage({ kind: 'group', group }, 'json', data, group);
+}

@@ -1,0 +1,157 @@
+import type { Scheduler } from './scheduler.js';
+
+export interface DeviceThrottleOptions<T> {
+  /** Readings per device per second that reach `emit`; Infinity turns throttling off. Default 5. */
+  maxPerSecond?: number;
+  /** A monotonic clock in ms (e.g. `performance.now`); wall-clock jumps would reorder due times. */
+  now(): number;
+  scheduler: Scheduler;
+  emit(value: T): void;
+}
+
+interface DeviceState<T> {
+  readonly key: string;
+  /** When this device may emit again; also when its idle state is evicted. */
+  dueAt: number;
+  pending: T | undefined;
+}
+
+/**
+ * Per-device rate limit with latest-value conflation. A device's first reading after a quiet
+ * interval (1000 / maxPerSecond ms) is emitted at once; readings arriving faster replace each
+ * other and the newest is emitted when the interval ends, so it is never stuck. Devices are
+ * independent: one noisy device only ever holds its own single pending slot.
+ *
+ * State exists only for devices that emitted within the last interval, so memory follows the
+ * active device count. Every state is due exactly `interval` after its last emit, and with a
+ * monotonic clock states become due in the order they were queued: a FIFO queue and one timer
+ * for its head replace both a heap and a timer per device. O(1) per reading.
+ */
+export class DeviceThrottle<T> {
+  /** Readings handed to `emit`. */
+  emitted = 0;
+  /** Readings replaced by a newer one of the same device before they were emitted. */
+  conflated = 0;
+
+  readonly #interval: number;
+  readonly #now: () => number;
+  readonly #scheduler: Scheduler;
+  readonly #emit: (value: T) => void;
+  readonly #states = new Map<string, DeviceState<T>>();
+  #queue: DeviceState<T>[] = [];
+  #head = 0;
+  #timer: unknown = undefined;
+  #timerDueAt = Infinity;
+
+  constructor(options: DeviceThrottleOptions<T>) {
+    const maxPerSecond = options.maxPerSecond ?? 5;
+    if (!(maxPerSecond > 0)) throw new RangeError(`maxPerSecond must be > 0, got ${maxPerSecond}`);
+    this.#interval = 1000 / maxPerSecond;
+    this.#now = options.now;
+    this.#scheduler = options.scheduler;
+    this.#emit = options.emit;
+  }
+
+  /** Devices with live state (emitted within the last interval or pending). */
+  get size(): number {
+    return this.#states.size;
+  }
+
+  /** Takes a device's newest reading; emits it now or within one interval. */
+  offer(key: string, value: T): void {
+    if (this.#interval === 0) {
+      this.#send(value);
+      return;
+    }
+    const now = this.#now();
+    // A late timer must not hold back a device whose interval already ended.
+    if (this.#head < this.#queue.length && this.#queue[this.#head]!.dueAt <= now) this.#runDue(now);
+
+    const state = this.#states.get(key);
+    if (state === undefined) {
+      const fresh: DeviceState<T> = { key, dueAt: now + this.#interval, pending: undefined };
+      this.#states.set(key, fresh);
+      this.#enqueue(fresh);
+      this.#send(value);
+      return;
+    }
+    if (state.pending !== undefined) this.conflated++;
+    state.pending = value;
+  }
+
+  /**
+   * Emits every pending reading now, ignoring the rate, and forgets all state. For shutdown:
+   * the hub delivers what it accepted.
+   */
+  flush(): void {
+    this.#cancelTimer();
+    const pending: T[] = [];
+    for (const state of this.#states.values()) if (state.pending !== undefined) pending.push(state.pending);
+    this.#states.clear();
+    this.#queue = [];
+    this.#head = 0;
+    for (const value of pending) this.#send(value);
+  }
+
+  #runDue(now: number): void {
+    while (this.#head < this.#queue.length) {
+      const state = this.#queue[this.#head]!;
+      if (state.dueAt > now) break;
+      this.#queue[this.#head++] = undefined as never;
+      const value = state.pending;
+      if (value === undefined) {
+        this.#states.delete(state.key);
+        continue;
+      }
+      state.pending = undefined;
+      state.dueAt = now + this.#interval;
+      this.#queue.push(state);
+      this.#send(value);
+    }
+    this.#compact();
+  }
+
+  #send(value: T): void {
+    this.emitted++;
+    this.#emit(value);
+  }
+
+  #enqueue(state: DeviceState<T>): void {
+    this.#queue.push(state);
+    if (state.dueAt < this.#timerDueAt) this.#arm(state.dueAt);
+  }
+
+  #onTimer = (): void => {
+    this.#timer = undefined;
+    this.#timerDueAt = Infinity;
+    try {
+      this.#runDue(this.#now());
+    } finally {
+      const next = this.#queue[this.#head];
+      if (next !== undefined) this.#arm(next.dueAt);
+    }
+  };
+
+  #arm(dueAt: number): void {
+    this.#cancelTimer();
+    this.#timerDueAt = dueAt;
+    this.#timer = this.#scheduler.setTimeout(this.#onTimer, Math.max(0, dueAt - this.#now()));
+  }
+
+  #cancelTimer(): void {
+    if (this.#timer !== undefined) this.#scheduler.clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#timerDueAt = Infinity;
+  }
+
+  /** Drops the consumed prefix once it dominates, keeping the queue's memory proportional to live states. */
+  #compact(): void {
+    if (this.#head === this.#queue.length) {
+      this.#queue = [];
+      this.#head = 0;
+    } else if (this.#head > 1024 && this.#head * 2 > this.#queue.length) {
+      this.#queue = this.#queue.slice(this.#head);
+      this.#head = 0;
+    }
+  }
+}

@@ -1,0 +1,23 @@
+/**
+ * Why a raw reading was dropped; the one list stats, logs and sources share.
+ * Order follows the checks in `validateReading`.
+ */
+export const DROP_REASONS = [
+  'bad_tenant_id',
+  'bad_device_id',
+  'too_large',
+  'bad_utf8',
+  'bad_json',
+  'not_object',
+  'too_deep',
+  'bad_ts',
+] as const;
+
+export type DropReason = (typeof DROP_REASONS)[number];
+
+/** A zeroed counter per reason, so every reason shows up in stats even before it happens. */
+export function emptyDropCounts(): Record<DropReason, number> {
+  const counts = {} as Record<DropReason, number>;
+  for (const reason of DROP_REASONS) counts[reason] = 0;
+  return counts;
+}

@@ -1,0 +1,37 @@
+import type { ReceivedEventData } from '@azure/event-hubs';
+import type { RawReading } from '../source.js';
+
+/** IoT Hub's built-in endpoint stamps the authenticated device on every message under this name. */
+const IOT_HUB_DEVICE_ID = 'iothub-connection-device-id';
+
+/**
+ * Maps an event to what the sink validates (contract "Device ingestion", Event Hubs). Bytes pass through
+ * untouched (the source subscribes with `skipParsingBodyAsJson`); AMQP value/sequence bodies, which some
+ * producers send instead of data sections, become their UTF-8 JSON text so the sink sees one format.
+ */
+export function eventToRawReading(event: ReceivedEventData): RawReading {
+  const properties = event.properties ?? {};
+  const raw: RawReading = {
+    tenantId: stringOrUndefined(properties.tenant_id),
+    deviceId: stringOrUndefined(event.systemProperties?.[IOT_HUB_DEVICE_ID]) ?? stringOrUndefined(properties.deviceId),
+    payload: toBytes(event.body),
+  };
+  const traceparent = stringOrUndefined(properties.traceparent);
+  if (traceparent !== undefined) raw.traceparent = traceparent;
+  return raw;
+}
+
+function toBytes(body: unknown): Uint8Array {
+  if (body instanceof Uint8Array) return body;
+  if (body === undefined) return new Uint8Array(0);
+  // A body JSON cannot represent (BigInt, cycles) is left empty for the sink to reject as malformed.
+  try {
+    return Buffer.from(JSON.stringify(body) ?? '', 'utf8');
+  } catch {
+    return new Uint8Array(0);
+  }
+}
+
+function stringOrUndefined(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}

@@ -1,0 +1,127 @@
+import type { DeviceRegistry } from '../hub/device-registry.js';
+import type { Reading } from '../protocol/reading.js';
+import { DeviceThrottle } from './device-throttle.js';
+import { emptyDropCounts, type DropReason } from './drop-reason.js';
+import type { Scheduler } from './scheduler.js';
+import type { RawReading, ReadingSink, SinkResult } from './source.js';
+import { validateReading } from './validate-reading.js';
+import type { WarnLogger } from './warn-logger.js';
+
+export interface ReadingPipelineOptions {
+  registry: DeviceRegistry;
+  /** Receives throttled readings (the hub's publishReading). Errors are logged, never thrown back. */
+  publish(reading: Reading): void;
+  logger: WarnLogger;
+  /** Wall clock for `receivedAt` and for a missing `ts`. */
+  now(): number;
+  /** Monotonic clock for the throttle (e.g. `performance.now`). */
+  monotonicNow(): number;
+  scheduler: Scheduler;
+  /** Contract `Throttle:MaxPerSecondPerDevice`; Infinity turns throttling off. Default 5. */
+  maxPerSecond?: number;
+  /** At most one drop warning per reason per this many ms. Default 10 000. */
+  warnIntervalMs?: number;
+}
+
+export interface PipelineStats {
+  accepted: number;
+  dropped: Record<DropReason, number>;
+  conflated: number;
+  emitted: number;
+}
+
+/**
+ * The ingestion sink: validate → assign `seq` → record in the registry → throttle → publish.
+ * A bad reading is counted by reason and dropped; nothing a device sends throws out of offer().
+ */
+export class ReadingPipeline implements ReadingSink {
+  readonly #registry: DeviceRegistry;
+  readonly #publish: (reading: Reading) => void;
+  readonly #logger: WarnLogger;
+  readonly #now: () => number;
+  readonly #throttle: DeviceThrottle<Reading>;
+  readonly #warnIntervalMs: number;
+  #accepted = 0;
+  readonly #dropped = emptyDropCounts();
+  /** Per reason: when the last warning went out and how many drops it has not told about. */
+  readonly #warned = new Map<DropReason, { at: number; suppressed: number }>();
+
+  constructor(options: ReadingPipelineOptions) {
+    this.#registry = options.registry;
+    this.#publish = options.publish;
+    this.#logger = options.logger;
+    this.#now = options.now;
+    this.#warnIntervalMs = options.warnIntervalMs ?? 10_000;
+    this.#throttle = new DeviceThrottle<Reading>({
+      maxPerSecond: options.maxPerSecond,
+      now: options.monotonicNow,
+      scheduler: options.scheduler,
+      emit: (reading) => this.#safePublish(reading),
+    });
+  }
+
+  offer(raw: RawReading): SinkResult {
+    const now = this.#now();
+    const result = validateReading(raw, now);
+    if (!result.ok) {
+      this.#drop(result.reason, raw, now);
+      return { accepted: false, reason: result.reason };
+    }
+    const valid = result.value;
+    // The registry keeps each device's last reading, so seq survives the throttle forgetting it.
+    const seq = (this.#registry.last(valid.tenantId, valid.deviceId)?.seq ?? 0) + 1;
+    const reading: Reading = { ...valid, seq };
+    this.#registry.record(reading);
+    this.#accepted++;
+    this.#throttle.offer(`${valid.tenantId}\u0000${valid.deviceId}`, reading);
+    return { accepted: true };
+  }
+
+  /** Publishes every reading the throttle still holds; call at shutdown after sources stopped. */
+  flush(): void {
+    this.#throttle.flush();
+  }
+
+  stats(): PipelineStats {
+    return {
+      accepted: this.#accepted,
+      dropped: { ...this.#dropped },
+      conflated: this.#throttle.conflated,
+      emitted: this.#throttle.emitted,
+    };
+  }
+
+  #drop(reason: DropReason, raw: RawReading, now: number): void {
+    this.#dropped[reason]++;
+    const warned = this.#warned.get(reason);
+    if (warned !== undefined && now - warned.at < this.#warnIntervalMs) {
+      warned.suppressed++;
+      return;
+    }
+    this.#logger.warn(
+      {
+        reason,
+        tenantId: clip(raw.tenantId),
+        deviceId: clip(raw.deviceId),
+        bytes: raw.payload.byteLength,
+        suppressed: warned?.suppressed ?? 0,
+      },
+      'reading dropped',
+    );
+    this.#warned.set(reason, { at: now, suppressed: 0 });
+  }
+
+  #safePublish(reading: Reading): void {
+    try {
+      this.#publish(reading);
+    } catch (err) {
+      this.#logger.warn({ err, tenantId: reading.tenantId, deviceId: reading.deviceId }, 'publish failed');
+    }
+  }
+}
+
+/** Ids of dropped readings are untrusted: keep log lines short. */
+function clip(id: string | undefined): string | undefined {
+  if (typeof id !== 'string') return undefined;
+  return id.length <= 64 ? id : `${id.slice(0, 64)}…`;
+}

@@ -1,0 +1,241 @@
+import { describe, expect, it } from 'vitest';
+import type { Backplane, BackplaneEnvelope } from '../../src/hub/backplane.js';
+import { MemoryBackplane } from '../../src/hub/backplane.js';
+import { Hub } from '../../src/hub/hub.js';
+import { HubOutboundMessage } from '../../src/hub/outbound-message.js';
+import type { MessageCodec, OutboundMessage } from '../../src/hub/types.js';
+import type { Reading } from '../../src/protocol/reading.js';
+import { FakeConnection } from './fake-connection.js';
+
+const text = (data: string, group = 'g'): HubOutboundMessage =>
+  new HubOutboundMessage({ kind: 'group', group }, 'text', data);
+const reading = (seq: number, deviceId = 'dev-001'): Reading => ({
+  tenantId: 'demo',
+  deviceId,
+  seq,
+  ts: 1,
+  receivedAt: 2,
+  data: { t: seq },
+  traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
+});
+
+/** A backplane pair standing in for two nodes: each hears only the other. */
+function linkedBackplanes(): [Backplane, Backplane, BackplaneEnvelope[]] {
+  const handlers: ((e: BackplaneEnvelope) => void)[][] = [[], []];
+  const log: BackplaneEnvelope[] = [];
+  const make = (self: 0 | 1): Backplane => ({
+    publish: (e) => {
+      log.push(e);
+      // A real backplane serializes; a JSON round trip keeps the test honest about that.
+      for (const h of handlers[1 - self]!) h(JSON.parse(JSON.stringify(e)) as BackplaneEnvelope);
+    },
+    onMessage: (h) => void handlers[self]!.push(h),
+    close: async () => {},
+  });
+  return [make(0), make(1), log];
+}
+
+describe('Hub', () => {
+  it('delivers a reading published right after join returns', () => {
+    const hub = new Hub();
+    const conn = new FakeConnection('c1');
+    hub.addConnection(conn);
+    expect(hub.join('c1', 'device:demo:dev-001')).toBe(true);
+    hub.publishReading(reading(1));
+    expect(conn.received.map((m) => m.data)).toEqual([
+      { tenantId: 'demo', deviceId: 'dev-001', seq: 1, ts: 1, receivedAt: 2, data: { t: 1 } },
+    ]);
+  });
+
+  it('sends a device’s readings only to its group', () => {
+    const hub = new Hub();
+    const a = new FakeConnection('a');
+    const b = new FakeConnection('b');
+    hub.addConnection(a);
+    hub.addConnection(b);
+    hub.join('a', 'device:demo:dev-001');
+    hub.join('b', 'device:demo:dev-002');
+    hub.publishReading(reading(1, 'dev-001'));
+    expect(a.received).toHaveLength(1);
+    expect(b.received).toHaveLength(0);
+  });
+
+  it('stops delivering after leave', () => {
+    const hub = new Hub();
+    const conn = new FakeConnection('c1');
+    hub.addConnection(conn);
+    hub.join('c1', 'g');
+    hub.sendToGroup('g', text('one'));
+    hub.leave('c1', 'g');
+    hub.sendToGroup('g', text('two'));
+    expect(conn.received.map((m) => m.data)).toEqual(['one']);
+    expect(hub.groupsOf('c1')).toEqual([]);
+  });
+
+  it('encodes a group message once for 1000 connections', () => {
+    const hub = new Hub();
+    const wire: string[] = [];
+    let encodes = 0;
+    const codec: MessageCodec<string> = {
+      id: 'counting',
+      encode: (m) => {
+        encodes++;
+        return JSON.stringify(m.data);
+      },
+    };
+    for (let i = 0; i < 1000; i++) {
+      const conn = new FakeConnection(`c${i}`, 'demo', 'u', (m) => void wire.push(m.encoded(codec)));
+      hub.addConnection(conn);
+      hub.join(conn.id, 'device:demo:dev-001');
+    }
+    hub.publishReading(reading(7));
+    expect(wire).toHaveLength(1000);
+    expect(encodes).toBe(1);
+    const expected = { tenantId: 'demo', deviceId: 'dev-001', seq: 7, ts: 1, receivedAt: 2, data: { t: 7 } };
+    expect(new Set(wire)).toEqual(new Set([JSON.stringify(expected)]));
+  });
+
+  it('removeConnection leaves every group and drops groups left empty', () => {
+    const hub = new Hub();
+    const a = new FakeConnection('a');
+    const b = new FakeConnection('b');
+    hub.addConnection(a);
+    hub.addConnection(b);
+    for (let i = 0; i < 100; i++) hub.join('a', `g${i}`);
+    hub.join('b', 'g0');
+    expect(hub.groupCount).toBe(100);
+    expect(hub.removeConnection('a')).toBe(true);
+    expect(hub.groupCount).toBe(1);
+    expect(hub.hasConnection('a')).toBe(false);
+    hub.sendToGroup('g5', text('x'));
+    expect(a.received).toHaveLength(0);
+    hub.removeConnection('b');
+    expect(hub.groupCount).toBe(0);
+    expect(hub.connectionCount).toBe(0);
+  });
+
+  it('leave of the last member drops the group', () => {
+    const hub = new Hub();
+    hub.addConnection(new FakeConnection('a'));
+    hub.join('a', 'g');
+    hub.leave('a', 'g');
+    expect(hub.groupCount).toBe(0);
+  });
+
+  it('tells callers about unknown connections', () => {
+    const hub = new Hub();
+    expect(hub.join('nope', 'g')).toBe(false);
+    expect(hub.leave('nope', 'g')).toBe(false);
+    expect(hub.sendToConnection('nope', text('x'))).toBe(false);
+    expect(hub.closeConnection('nope', 'kicked')).toBe(false);
+    expect(hub.removeConnection('nope')).toBe(false);
+    expect(hub.groupsOf('nope')).toEqual([]);
+    expect(hub.groupCount).toBe(0);
+  });
+
+  it('refuses a second connection with the same id', () => {
+    const hub = new Hub();
+    hub.addConnection(new FakeConnection('a'));
+    expect(() => hub.addConnection(new FakeConnection('a'))).toThrow();
+  });
+
+  it('join is idempotent: one delivery per message', () => {
+    const hub = new Hub();
+    const conn = new FakeConnection('a');
+    hub.addConnection(conn);
+    hub.join('a', 'g');
+    hub.join('a', 'g');
+    hub.sendToGroup('g', text('x'));
+    expect(conn.received).toHaveLength(1);
+    expect(hub.groupsOf('a')).toEqual(['g']);
+  });
+
+  it('sends to all connections and to one connection', () => {
+    const hub = new Hub();
+    const a = new FakeConnection('a');
+    const b = new FakeConnection('b');
+    hub.addConnection(a);
+    hub.addConnection(b);
+    hub.sendToAll(new HubOutboundMessage({ kind: 'server' }, 'text', 'all'));
+    expect(hub.sendToConnection('b', new HubOutboundMessage({ kind: 'server' }, 'text', 'just b'))).toBe(true);
+    expect(a.received.map((m) => m.data)).toEqual(['all']);
+    expect(b.received.map((m) => m.data)).toEqual(['all', 'just b']);
+  });
+
+  it('closeConnection removes the connection before closing it with the reason', () => {
+    const hub = new Hub();
+    const conn = new FakeConnection('a');
+    hub.addConnection(conn);
+    hub.join('a', 'g');
+    expect(hub.closeConnection('a', 'kicked')).toBe(true);
+    expect(conn.closedWith).toBe('kicked');
+    expect(hub.hasConnection('a')).toBe(false);
+    expect(hub.groupCount).toBe(0);
+  });
+
+  it('closeAll closes every connection for shutdown', () => {
+    const hub = new Hub();
+    const conns = ['a', 'b', 'c'].map((id) => new FakeConnection(id));
+    for (const c of conns) {
+      hub.addConnection(c);
+      hub.join(c.id, 'g');
+    }
+    hub.closeAll('shutdown');
+    expect(conns.map((c) => c.closedWith)).toEqual(['shutdown', 'shutdown', 'shutdown']);
+    expect(hub.connectionCount).toBe(0);
+    expect(hub.groupCount).toBe(0);
+  });
+
+  it('keeps delivering to the rest of a group when a member is removed during the send', () => {
+    const hub = new Hub();
+    const seen: string[] = [];
+    const kicker = new FakeConnection('kicker', 'demo', 'u', () => {
+      seen.push('kicker');
+      hub.removeConnection('kicker');
+    });
+    hub.addConnection(kicker);
+    hub.join('kicker', 'g');
+    for (const id of ['x', 'y']) {
+      hub.addConnection(new FakeConnection(id, 'demo', 'u', () => void seen.push(id)));
+      hub.join(id, 'g');
+    }
+    hub.sendToGroup('g', text('m'));
+    expect(seen.sort()).toEqual(['kicker', 'x', 'y']);
+  });
+
+  it('delivers group and broadcast sends to connections on another node through the backplane', () => {
+    const [bp1, bp2] = linkedBackplanes();
+    const node1 = new Hub({ backplane: bp1 });
+    const node2 = new Hub({ backplane: bp2 });
+    const local = new FakeConnection('local');
+    const remote = new FakeConnection('remote');
+    node1.addConnection(local);
+    node2.addConnection(remote);
+    node1.join('local', 'device:demo:dev-001');
+    node2.join('remote', 'device:demo:dev-001');
+
+    node1.publishReading(reading(3));
+    node1.sendToAll(new HubOutboundMessage({ kind: 'server' }, 'text', 'hello'));
+
+    const summary = (c: FakeConnection) => c.received.map((m: OutboundMessage) => [m.source, m.conflationKey, m.data]);
+    expect(summary(remote)).toEqual(summary(local));
+    expect(summary(remote)).toHaveLength(2);
+  });
+
+  it('delivers backplane messages locally only, never back to the backplane', () => {
+    const [bp1, bp2, log] = linkedBackplanes();
+    const node1 = new Hub({ backplane: bp1 });
+    new Hub({ backplane: bp2 });
+    node1.sendToGroup('g', text('once'));
+    expect(log).toHaveLength(1);
+  });
+
+  it('works with the single-node MemoryBackplane', () => {
+    const hub = new Hub({ backplane: new MemoryBackplane() });
+    const conn = new FakeConnection('a');
+    hub.addConnection(conn);
+    hub.join('a', 'g');
+    hub.sendToGroup('g', text('x'));
+    expect(conn.received).toHaveLength(1);
+  });
+});

@@ -1,0 +1,168 @@
+import { describe, expect, it } from 'vitest';
+import { DeviceRegistry } from '../../src/hub/device-registry.js';
+import { emptyDropCounts } from '../../src/ingest/drop-reason.js';
+import { ReadingPipeline } from '../../src/ingest/reading-pipeline.js';
+import type { RawReading } from '../../src/ingest/source.js';
+import type { Reading } from '../../src/protocol/reading.js';
+import { FakeScheduler } from './fake-scheduler.js';
+
+const WALL = 1_763_800_000_000;
+
+function setup(options: { maxPerSecond?: number; publish?: (r: Reading) => void } = {}) {
+  const clock = new FakeScheduler();
+  const registry = new DeviceRegistry();
+  const published: Reading[] = [];
+  const warnings: { obj: object; msg: string }[] = [];
+  const pipeline = new ReadingPipeline({
+    registry,
+    publish: options.publish ?? ((r) => published.push(r)),
+    logger: { warn: (obj, msg) => warnings.push({ obj, msg }) },
+    now: () => WALL + clock.time,
+    monotonicNow: clock.now,
+    scheduler: clock,
+    maxPerSecond: options.maxPerSecond ?? Infinity,
+  });
+  return { clock, registry, published, warnings, pipeline };
+}
+
+const raw = (deviceId: string | undefined, body: unknown, tenantId: string | undefined = 'demo'): RawReading => ({
+  tenantId,
+  deviceId,
+  payload: new TextEncoder().encode(typeof body === 'string' ? body : JSON.stringify(body)),
+});
+
+describe('ReadingPipeline', () => {
+  it('publishes an accepted reading as the contract shapes it', () => {
+    const { pipeline, published, clock } = setup();
+    clock.advance(4);
+    expect(pipeline.offer(raw('dev-001', { ts: WALL, temperature: 21.5 }))).toEqual({ accepted: true });
+    expect(published).toEqual([
+      { tenantId: 'demo', deviceId: 'dev-001', seq: 1, ts: WALL, receivedAt: WALL + 4, data: { temperature: 21.5 } },
+    ]);
+  });
+
+  it('loses no good reading among 10k malformed ones, and counts each drop by reason', () => {
+    const { pipeline, published } = setup();
+    const bad = [
+      raw(undefined, {}),
+      raw('dev', {}, 'bad tenant'),
+      raw('dev', 'not json'),
+      raw('dev', [1]),
+      raw('dev', { ts: 'yesterday' }),
+      { tenantId: 'demo', deviceId: 'dev', payload: new Uint8Array([0xc3]) },
+      raw('dev', `{"a":${'['.repeat(40)}${']'.repeat(40)}}`),
+      raw('dev', { s: 'x'.repeat(17_000) }),
+    ];
+    const good: number[] = [];
+    for (let i = 0; i < 10_000; i++) {
+      expect(pipeline.offer(bad[i % bad.length]!).accepted).toBe(false);
+      if (i % 10 === 0) {
+        pipeline.offer(raw(`dev-${i % 7}`, { i }));
+        good.push(i);
+      }
+    }
+    expect(published.map((r) => r.data['i'])).toEqual(good);
+    const stats = pipeline.stats();
+    expect(stats.accepted).toBe(1000);
+    expect(Object.values(stats.dropped).reduce((a, b) => a + b, 0)).toBe(10_000);
+    expect(stats.dropped).toEqual({
+      ...emptyDropCounts(),
+      bad_device_id: 1250,
+      bad_tenant_id: 1250,
+      bad_json: 1250,
+      not_object: 1250,
+      bad_ts: 1250,
+      bad_utf8: 1250,
+      too_deep: 1250,
+      too_large: 1250,
+    });
+  });
+
+  it('says why a reading was dropped', () => {
+    const { pipeline } = setup();
+    expect(pipeline.offer(raw('dev', '[]'))).toEqual({ accepted: false, reason: 'not_object' });
+  });
+
+  it('numbers each device’s readings from 1 upwards, independently of other devices', () => {
+    const { pipeline, published } = setup();
+    for (let i = 0; i < 3; i++) {
+      pipeline.offer(raw('a', { i }));
+      pipeline.offer(raw('b', { i }));
+    }
+    expect(published.filter((r) => r.deviceId === 'a').map((r) => r.seq)).toEqual([1, 2, 3]);
+    expect(published.filter((r) => r.deviceId === 'b').map((r) => r.seq)).toEqual([1, 2, 3]);
+  });
+
+  it('keeps seq increasing after the device went idle and the throttle forgot it', () => {
+    const { pipeline, published, clock } = setup({ maxPerSecond: 5 });
+    pipeline.offer(raw('dev', { v: 1 }));
+    pipeline.offer(raw('dev', { v: 2 }));
+    clock.advance(60_000);
+    pipeline.offer(raw('dev', { v: 3 }));
+    expect(published.map((r) => r.seq)).toEqual([1, 2, 3]);
+  });
+
+  it('records every accepted reading as the device’s last, throttled or not', () => {
+    const { pipeline, registry, published } = setup({ maxPerSecond: 1 });
+    for (let v = 1; v <= 5; v++) pipeline.offer(raw('dev', { v }));
+    expect(published).toHaveLength(1);
+    expect(registry.last('demo', 'dev')).toMatchObject({ seq: 5, data: { v: 5 } });
+  });
+
+  it('throttles per device and reports conflated and emitted', () => {
+    const { pipeline, clock, published } = setup({ maxPerSecond: 5 });
+    for (let v = 1; v <= 100; v++) {
+      pipeline.offer(raw('dev', { v }));
+      clock.advance(10);
+    }
+    clock.advance(1000);
+    const stats = pipeline.stats();
+    expect(stats.emitted).toBe(published.length);
+    expect(stats.accepted).toBe(100);
+    expect(stats.conflated).toBe(100 - published.length);
+    expect(published.at(-1)!.data).toEqual({ v: 100 });
+  });
+
+  it('flush publishes what the throttle still holds', () => {
+    const { pipeline, published } = setup({ maxPerSecond: 1 });
+    pipeline.offer(raw('a', { v: 1 }));
+    pipeline.offer(raw('a', { v: 2 }));
+    pipeline.flush();
+    expect(published.map((r) => r.data['v'])).toEqual([1, 2]);
+  });
+
+  it('warns about drops at most once per reason per 10 s, telling how many it held back', () => {
+    const { pipeline, warnings, clock } = setup();
+    for (let i = 0; i < 50; i++) pipeline.offer(raw('dev', 'nope'));
+    pipeline.offer(raw('dev', '1'));
+    expect(warnings).toHaveLength(2);
+    expect(warnings[0]).toEqual({
+      msg: 'reading dropped',
+      obj: expect.objectContaining({ reason: 'bad_json', tenantId: 'demo', deviceId: 'dev', suppressed: 0 }),
+    });
+    expect(warnings[1]!.obj).toMatchObject({ reason: 'not_object' });
+    clock.advance(9_999);
+    pipeline.offer(raw('dev', 'nope'));
+    expect(warnings).toHaveLength(2);
+    clock.advance(1);
+    pipeline.offer(raw('dev', 'nope'));
+    expect(warnings).toHaveLength(3);
+    expect(warnings[2]!.obj).toMatchObject({ reason: 'bad_json', suppressed: 50 });
+  });
+
+  it('keeps logged ids short when a device sends a huge one', () => {
+    const { pipeline, warnings } = setup();
+    pipeline.offer(raw('d'.repeat(10_000), {}));
+    expect((warnings[0]!.obj as { deviceId: string }).deviceId.length).toBeLessThanOrEqual(65);
+  });
+
+  it('does not throw when publishing fails, and logs it', () => {
+    const { pipeline, warnings } = setup({
+      publish: () => {
+        throw new Error('transport down');
+      },
+    });
+    expect(pipeline.offer(raw('dev', { v: 1 }))).toEqual({ accepted: true });
+    expect(warnings).toEqual([{ msg: 'publish failed', obj: expect.objectContaining({ deviceId: 'dev' }) }]);
+  });
+});
