@@ -1,0 +1,7 @@
+/**
+ * Development-only user-token settings (contract "Configuration": `Auth:Jwt:*` has dev values in
+ * Development and is required otherwise). Public by design: never accept them outside Development.
+ */
+export const DEV_JWT_SECRET = 'telemetry-hub-development-secret-change-me-0123456789';
+export const DEV_JWT_ISSUER = 'telemetry-hub-dev';
+export const DEV_JWT_AUDIENCE = 'telemetry-hub';
