@@ -9,6 +9,10 @@ import type { HostedService } from '../host/lifecycle/hosted-service.js';
 import { categoryLogger } from '../host/logging.js';
 import type { RequestDelegate } from '../host/pipeline/middleware.js';
 import { WebApplication } from '../host/pipeline/web-application.js';
+import { createJwtVerifier } from '../security/jwt-bearer.js';
+import { SocketIoTransport } from '../transport/socketio/socketio-transport.js';
+import { mapDeviceEndpoints } from './devices-endpoints.js';
+import { createTelemetryServices, type TelemetryServices } from './telemetry-services.js';
 
 export interface Application {
   config: AppConfig;
@@ -16,6 +20,7 @@ export interface Application {
   web: WebApplication;
   health: HealthChecks;
   server: HttpServerService;
+  telemetry: TelemetryServices;
   /** Hosted services before the server; `build` adds them to the host in this order. */
   services: HostedService[];
 }
@@ -49,7 +54,34 @@ export function composeApplication(config: AppConfig, log: Logger, extend?: (app
     foreignUpgradePrefixes: ['/socket.io/'],
   });
   const server = new HttpServerService({ fastify, log: categoryLogger(log, config, 'Http'), port: config.http.port, host: config.http.host });
-  const app: Application = { config, host, web, health, server, services: [] };
+
+  const telemetry = createTelemetryServices(config, log, host.lifetime);
+  health.add({
+    name: 'ingestion',
+    tags: ['ready'],
+    check: () => (telemetry.ingestion.connected ? { status: 'Healthy' } : { status: 'Unhealthy', description: 'ingestion source not connected' }),
+  });
+  const verifier = createJwtVerifier({
+    ...(config.jwt.jwksUri ? { jwksUri: config.jwt.jwksUri } : { secret: config.jwt.secret! }),
+    issuer: config.jwt.issuer,
+    audience: config.jwt.audience,
+    clockSkewSeconds: config.jwt.clockSkewSeconds,
+  });
+  const socketIo = new SocketIoTransport({
+    hub: telemetry.hub,
+    registry: telemetry.registry,
+    authenticate: (token) => verifier.verify(token),
+    log: categoryLogger(log, config, 'Hub.SocketIo'),
+    allowedOrigins: config.cors.allowedOrigins,
+  });
+  socketIo.attach(fastify.server);
+  server.onClosing(() => {
+    socketIo.close();
+    telemetry.hub.closeAll('shutdown');
+  });
+  mapDeviceEndpoints(web.routes.group('/v1'), telemetry.registry);
+
+  const app: Application = { config, host, web, health, server, telemetry, services: [...telemetry.services] };
   extend?.(app);
   pipeline = web.build();
   for (const service of app.services) host.add(service);

@@ -1,4 +1,4 @@
-import { deviceGroup, type Reading } from '../protocol/reading.js';
+import { deviceGroup, toWireReading, type Reading } from '../protocol/reading.js';
 import type { DataType, MessageCodec, MessageSource, OutboundMessage } from './types.js';
 
 /**
@@ -40,13 +40,5 @@ export class HubOutboundMessage implements OutboundMessage {
  */
 export function readingMessage(reading: Reading): HubOutboundMessage {
   const group = deviceGroup(reading.tenantId, reading.deviceId);
-  const data = {
-    tenantId: reading.tenantId,
-    deviceId: reading.deviceId,
-    seq: reading.seq,
-    ts: reading.ts,
-    receivedAt: reading.receivedAt,
-    data: reading.data,
-  };
-  return new HubOutboundMessage({ kind: 'group', group }, 'json', data, group);
+  return new HubOutboundMessage({ kind: 'group', group }, 'json', toWireReading(reading), group);
 }

@@ -33,14 +33,13 @@ export function parseDeviceGroup(group: string): { tenantId: string; deviceId: s
   return isValidId(tenantId) && isValidId(deviceId) ? { tenantId, deviceId } : null;
 }
 
-/** The wire form of a reading: the contract's fields only, in the contract's order. */
+/** A reading as subscribers see it: the contract's fields only, in the contract's order. */
+export type WireReading = Omit<Reading, 'traceparent'>;
+
+export function toWireReading(r: Reading): WireReading {
+  return { tenantId: r.tenantId, deviceId: r.deviceId, seq: r.seq, ts: r.ts, receivedAt: r.receivedAt, data: r.data };
+}
+
 export function readingToJson(r: Reading): string {
-  return JSON.stringify({
-    tenantId: r.tenantId,
-    deviceId: r.deviceId,
-    seq: r.seq,
-    ts: r.ts,
-    receivedAt: r.receivedAt,
-    data: r.data,
-  });
+  return JSON.stringify(toWireReading(r));
 }

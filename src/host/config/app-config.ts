@@ -12,6 +12,7 @@ export interface AppConfig {
     readonly url: string | undefined;
     readonly embeddedPort: number;
     readonly qos: 0 | 1;
+    readonly protocolVersion: 4 | 5;
     readonly clientId: string;
   };
   readonly eventHubs: {
@@ -63,6 +64,7 @@ export function toAppConfig(
       url: v('ConnectionStrings:mqtt'),
       embeddedPort: v('Ingestion:Mqtt:EmbeddedPort'),
       qos: v('Ingestion:Mqtt:Qos'),
+      protocolVersion: v('Ingestion:Mqtt:ProtocolVersion'),
       clientId: v('Ingestion:Mqtt:ClientId'),
     },
     eventHubs: {

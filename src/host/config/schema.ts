@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import { ID_PATTERN } from '../../protocol/reading.js';
 import { DEV_JWT_AUDIENCE, DEV_JWT_ISSUER, DEV_JWT_SECRET } from '../../security/dev-defaults.js';
 import * as p from './parsers.js';
@@ -37,7 +38,14 @@ export const SCHEMA: readonly KeyDefinition[] = [
   { key: 'ConnectionStrings:mqtt', parse: p.url(['mqtt', 'mqtts', 'tcp', 'ssl', 'ws', 'wss']) },
   { key: 'Ingestion:Mqtt:EmbeddedPort', parse: p.port, default: () => 1884 },
   { key: 'Ingestion:Mqtt:Qos', parse: p.int(0, 1), default: () => 1 },
-  { key: 'Ingestion:Mqtt:ClientId', parse: p.str({ pattern: /^[A-Za-z0-9_.-]{1,64}$/ }), default: () => 'telemetry-hub' },
+  // 5 carries traceparent as a user property; 4 (3.1.1) for older brokers. The embedded broker is always 4.
+  { key: 'Ingestion:Mqtt:ProtocolVersion', parse: p.int(4, 5), default: () => 5 },
+  // Stable per machine, so a QoS 1 session survives restarts, and distinct across instances.
+  {
+    key: 'Ingestion:Mqtt:ClientId',
+    parse: p.str({ pattern: /^[A-Za-z0-9_.-]{1,64}$/ }),
+    default: () => `telemetry-hub-${hostname().replace(/[^A-Za-z0-9_.-]/g, '').slice(0, 40) || 'local'}`,
+  },
   { key: 'ConnectionStrings:eventhubs', parse: p.str(), secret: true },
   { key: 'Ingestion:EventHubs:Name', parse: p.str() },
   { key: 'Ingestion:EventHubs:ConsumerGroup', parse: p.str(), default: () => '$Default' },

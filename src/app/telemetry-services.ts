@@ -1,0 +1,75 @@
+import type { Logger } from 'pino';
+import type { AppConfig } from '../host/config/app-config.js';
+import type { HostedService } from '../host/lifecycle/hosted-service.js';
+import type { ApplicationLifetime } from '../host/lifecycle/application-lifetime.js';
+import { categoryLogger } from '../host/logging.js';
+import { DeviceRegistry } from '../hub/device-registry.js';
+import { Hub } from '../hub/hub.js';
+import { IngestionService } from '../ingest/ingestion-service.js';
+import { EmbeddedBroker } from '../ingest/mqtt/embedded-broker.js';
+import { MqttSource } from '../ingest/mqtt/mqtt-source.js';
+import { ReadingPipeline } from '../ingest/reading-pipeline.js';
+import type { IngestionSource } from '../ingest/source.js';
+import { SimulatorService } from '../simulator/simulator-service.js';
+
+export interface TelemetryServices {
+  hub: Hub;
+  registry: DeviceRegistry;
+  pipeline: ReadingPipeline;
+  ingestion: IngestionService;
+  broker: EmbeddedBroker | undefined;
+  /** In start order: broker, hub, ingestion, simulator. */
+  services: HostedService[];
+}
+
+/** The main job: MQTT (embedded or external) → validate → throttle → device groups on the hub. */
+export function createTelemetryServices(config: AppConfig, log: Logger, lifetime: ApplicationLifetime): TelemetryServices {
+  const registry = new DeviceRegistry();
+  const hub = new Hub();
+  const pipeline = new ReadingPipeline({
+    registry,
+    publish: (reading) => hub.publishReading(reading),
+    logger: categoryLogger(log, config, 'Ingestion'),
+    now: Date.now,
+    monotonicNow: () => performance.now(),
+    scheduler: { setTimeout, clearTimeout },
+    maxPerSecond: config.throttle.maxPerSecondPerDevice,
+  });
+
+  const services: HostedService[] = [];
+  const broker = config.mqtt.url
+    ? undefined
+    : new EmbeddedBroker({ port: config.mqtt.embeddedPort, log: categoryLogger(log, config, 'Ingestion.Broker') });
+  if (broker) services.push(broker);
+  services.push({
+    name: 'hub',
+    start: async () => undefined,
+    // The server already closed sockets when it stopped; anything joined since goes now.
+    stop: async () => hub.closeAll('shutdown'),
+  });
+
+  const sources: IngestionSource[] = [
+    new MqttSource({
+      url: () => config.mqtt.url ?? broker!.url,
+      clientId: config.mqtt.clientId,
+      qos: config.mqtt.qos,
+      protocolVersion: broker ? 4 : config.mqtt.protocolVersion,
+      log: categoryLogger(log, config, 'Ingestion.Mqtt'),
+    }),
+  ];
+  const ingestion = new IngestionService({ sources, pipeline, lifetime, log: categoryLogger(log, config, 'Ingestion') });
+  services.push(ingestion);
+
+  if (config.simulator.devices > 0) {
+    services.push(
+      new SimulatorService({
+        brokerUrl: () => config.mqtt.url ?? broker!.url,
+        tenant: config.simulator.tenant,
+        devices: config.simulator.devices,
+        rate: config.simulator.rate,
+        log: categoryLogger(log, config, 'Simulator'),
+      }),
+    );
+  }
+  return { hub, registry, pipeline, ingestion, broker, services };
+}
