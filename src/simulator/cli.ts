@@ -1,0 +1,37 @@
+import { createEventHubsPublisher } from './eventhubs-producer.js';
+import { createMqttPublisher } from './mqtt-publisher.js';
+import type { ReadingPublisher } from './publisher.js';
+import { runSimulator } from './simulator.js';
+import { parseSimulatorArgs, SIMULATOR_USAGE, type SimulatorArgs } from './simulator-args.js';
+
+let args: SimulatorArgs;
+try {
+  args = parseSimulatorArgs(process.argv.slice(2));
+} catch (err) {
+  process.stderr.write(`simulate: ${(err as Error).message}\n${SIMULATOR_USAGE}\n`);
+  process.exit(2);
+}
+
+let publisher: ReadingPublisher;
+try {
+  publisher = args.url
+    ? await createMqttPublisher(args.url, { qos: args.qos })
+    : await createEventHubsPublisher(args.eventhubs!, args.eventhubName);
+} catch (err) {
+  process.stderr.write(`simulate: cannot connect: ${(err as Error).message}\n`);
+  process.exit(1);
+}
+
+const controller = new AbortController();
+process.once('SIGINT', () => controller.abort());
+process.once('SIGTERM', () => controller.abort());
+const target = args.url ?? 'Event Hubs';
+process.stdout.write(`simulating ${args.devices} devices of tenant ${args.tenant} at ${args.rate}/s each → ${target} (Ctrl-C stops)\n`);
+let errors = 0;
+const sent = await runSimulator(
+  { tenant: args.tenant, devices: args.devices, rate: args.rate, publisher, onError: () => errors++ },
+  controller.signal,
+);
+await publisher.close();
+process.stdout.write(`sent ${sent} readings${errors ? `, ${errors} failed` : ''}\n`);
+process.exit(0);

@@ -1,0 +1,85 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { io, type Socket } from 'socket.io-client';
+import { composeApplication, type Application } from '../../src/app/compose-application.js';
+import { loadConfig } from '../../src/host/config/load-config.js';
+import { createRootLogger } from '../../src/host/logging.js';
+import { signUserToken } from '../../src/security/jwt-bearer.js';
+import { DEV_JWT_AUDIENCE, DEV_JWT_ISSUER, DEV_JWT_SECRET } from '../../src/security/dev-defaults.js';
+
+export interface RunningApp {
+  app: Application;
+  /** `http://127.0.0.1:PORT` */
+  url: string;
+  /** The embedded broker's URL, when no external broker was configured. */
+  brokerUrl: string | undefined;
+  /** Every log line as parsed JSON. */
+  logs: Record<string, unknown>[];
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the whole application in this process on ephemeral ports (HTTP and embedded broker),
+ * Development defaults, no simulator unless asked. `args` are `--Section:Key=value` overrides.
+ */
+export async function startApp(args: string[] = []): Promise<RunningApp> {
+  const config = loadConfig({
+    args: ['--Http:Port=0', '--Http:Host=127.0.0.1', '--Ingestion:Mqtt:EmbeddedPort=0', '--Simulator:Devices=0', ...args],
+    env: { HUB_ENVIRONMENT: 'Development' },
+    contentRoot: mkdtempSync(join(tmpdir(), 'hub-test-')),
+  });
+  const logs: Record<string, unknown>[] = [];
+  const sink = new Writable({
+    write(chunk, _enc, done) {
+      for (const line of String(chunk).split('\n')) if (line) logs.push(JSON.parse(line) as Record<string, unknown>);
+      done();
+    },
+  });
+  const app = composeApplication(config, createRootLogger(config, sink));
+  await app.host.start();
+  const port = new URL(app.server.url!).port;
+  return {
+    app,
+    url: `http://127.0.0.1:${port}`,
+    brokerUrl: app.telemetry.broker?.url,
+    logs,
+    stop: async () => {
+      await app.host.stop();
+    },
+  };
+}
+
+export function userToken(tenantId: string, options: { sub?: string; roles?: string[]; expiresInSeconds?: number } = {}): Promise<string> {
+  return signUserToken({
+    sub: options.sub ?? `user-${tenantId}`,
+    tenantId,
+    roles: options.roles ?? [],
+    secret: DEV_JWT_SECRET,
+    issuer: DEV_JWT_ISSUER,
+    audience: DEV_JWT_AUDIENCE,
+    expiresInSeconds: options.expiresInSeconds ?? 3600,
+  });
+}
+
+/** A connected socket.io client in the telemetry namespace; rejects with the connect_error. */
+export function connectTelemetry(url: string, token: string | undefined): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = io(`${url}/telemetry`, { auth: token ? { token } : {}, transports: ['websocket'], reconnection: false });
+    socket.once('connect', () => resolve(socket));
+    socket.once('connect_error', (err) => {
+      socket.close();
+      reject(err);
+    });
+  });
+}
+
+/** Resolves when `predicate` holds, polling every 10 ms; rejects after `timeoutMs`. */
+export async function eventually(predicate: () => boolean, timeoutMs = 5000, what = 'condition'): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!predicate()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
