@@ -1,0 +1,39 @@
+import type { DataType } from '../../hub/types.js';
+
+/**
+ * Frames a client sends over `json.webpubsub.azure.v1` / `json.reliable.webpubsub.azure.v1`,
+ * after validation. `ackId` is present only when the client asked for an ack.
+ */
+export type ClientFrame =
+  | { type: 'joinGroup'; group: string; ackId?: number }
+  | { type: 'leaveGroup'; group: string; ackId?: number }
+  | {
+      type: 'sendToGroup';
+      group: string;
+      ackId?: number;
+      noEcho: boolean;
+      dataType: DataType;
+      /** JSON value for json, string for text, bytes for binary (decoded from base64). */
+      data: unknown;
+    }
+  | { type: 'event'; event: string; ackId?: number; dataType: DataType; data: unknown }
+  | { type: 'sequenceAck'; sequenceId: number }
+  | { type: 'ping' };
+
+/**
+ * Why a frame was refused. `invalid-json`, `not-an-object` and `missing-type` mean the peer does
+ * not speak the protocol; `unknown-type` is a newer frame this hub ignores; `invalid-field` is a
+ * known frame with a bad field, answered with an ack when the frame carried a usable `ackId`.
+ */
+export type FrameErrorCode = 'invalid-json' | 'not-an-object' | 'missing-type' | 'unknown-type' | 'invalid-field';
+
+export interface FrameError {
+  readonly code: FrameErrorCode;
+  readonly message: string;
+  /** The frame's `type`, when it had one. */
+  readonly type?: string;
+  /** The frame's `ackId`, when it was valid: the error can be acked. */
+  readonly ackId?: number;
+}
+
+export type ParseResult = { ok: true; frame: ClientFrame } | { ok: false; error: FrameError };

@@ -1,0 +1,114 @@
+import type { Hub } from '../../hub/hub.js';
+import { HubOutboundMessage } from '../../hub/outbound-message.js';
+import { deviceGroup, isValidId, type Reading } from '../../protocol/reading.js';
+import type { ClientFrame } from '../../protocol/webpubsub/client-frame.js';
+import { canJoinLeaveGroup, canSendToGroup } from '../../protocol/webpubsub/permissions.js';
+import { ackFrame, pongFrame, type AckError } from '../../protocol/webpubsub/server-frame.js';
+import type { WebPubSubConnection } from './web-pubsub-connection.js';
+
+export interface ClientFrameDeps {
+  readonly hub: Hub;
+  /** The device's last accepted reading, sent after a successful `subscribe`. */
+  readonly lastReading?: ((tenantId: string, deviceId: string) => Reading | undefined) | undefined;
+}
+
+/** The hub methods a client invokes with an `event` frame over the same connection. */
+export const SUBSCRIBE_EVENT = 'subscribe';
+export const UNSUBSCRIBE_EVENT = 'unsubscribe';
+
+type Outcome = AckError | undefined;
+
+/**
+ * Runs one valid client frame against the hub. Requests with an ackId are answered with an ack;
+ * one whose ackId already succeeded on this connection is answered `Duplicate` and not re-run
+ * (the reliable protocol's idempotent publishing).
+ */
+export function handleClientFrame(connection: WebPubSubConnection, frame: ClientFrame, deps: ClientFrameDeps): void {
+  switch (frame.type) {
+    case 'ping':
+      connection.sendControl(pongFrame());
+      return;
+    case 'sequenceAck':
+      connection.acknowledge(frame.sequenceId);
+      return;
+    default:
+      break;
+  }
+  const ackId = frame.ackId;
+  if (ackId !== undefined && connection.ackIds.has(ackId)) {
+    connection.sendControl(ackFrame(ackId, { name: 'Duplicate', message: `Message with ack-id: ${ackId} has been processed.` }));
+    return;
+  }
+  let after: (() => void) | undefined;
+  let outcome: Outcome;
+  switch (frame.type) {
+    case 'joinGroup':
+      outcome = joinOrLeave(connection, frame.group, deps.hub, 'join');
+      break;
+    case 'leaveGroup':
+      outcome = joinOrLeave(connection, frame.group, deps.hub, 'leave');
+      break;
+    case 'sendToGroup':
+      outcome = sendToGroup(connection, frame, deps.hub);
+      break;
+    case 'event':
+      [outcome, after] = event(connection, frame, deps);
+      break;
+  }
+  if (ackId !== undefined) {
+    if (outcome === undefined) connection.ackIds.add(ackId);
+    connection.sendControl(ackFrame(ackId, outcome));
+  }
+  // After the ack: e.g. the last reading follows the subscribe ack it belongs to.
+  after?.();
+}
+
+function joinOrLeave(connection: WebPubSubConnection, group: string, hub: Hub, op: 'join' | 'leave'): Outcome {
+  if (!canJoinLeaveGroup(connection.claims, group)) {
+    return { name: 'Forbidden', message: `The connection has no permission to join or leave group '${group}'.` };
+  }
+  if (op === 'join') hub.join(connection.id, group);
+  else hub.leave(connection.id, group);
+  return undefined;
+}
+
+function sendToGroup(connection: WebPubSubConnection, frame: Extract<ClientFrame, { type: 'sendToGroup' }>, hub: Hub): Outcome {
+  if (!canSendToGroup(connection.claims, frame.group)) {
+    return { name: 'Forbidden', message: `The connection has no permission to send to group '${frame.group}'.` };
+  }
+  const message = new HubOutboundMessage({ kind: 'group', group: frame.group }, frame.dataType, frame.data);
+  if (frame.noEcho) connection.excludeEcho(message);
+  hub.sendToGroup(frame.group, message);
+  return undefined;
+}
+
+function event(
+  connection: WebPubSubConnection,
+  frame: Extract<ClientFrame, { type: 'event' }>,
+  deps: ClientFrameDeps,
+): [Outcome, (() => void) | undefined] {
+  if (frame.event !== SUBSCRIBE_EVENT && frame.event !== UNSUBSCRIBE_EVENT) {
+    // The service would route it to an upstream event handler; this hub has none.
+    return [{ name: 'NotFound', message: `No handler for event '${frame.event}'.` }, undefined];
+  }
+  const deviceId = frame.dataType === 'json' ? (frame.data as { deviceId?: unknown } | null)?.deviceId : undefined;
+  if (!isValidId(deviceId)) {
+    return [{ name: 'BadRequest', message: 'The event data must be JSON { "deviceId": string } with a valid device id.' }, undefined];
+  }
+  const tenantId = connection.tenantId;
+  if (tenantId === undefined) {
+    return [{ name: 'Forbidden', message: 'The access token names no tenant (claim tenant_id).' }, undefined];
+  }
+  const group = deviceGroup(tenantId, deviceId);
+  if (frame.event === UNSUBSCRIBE_EVENT) {
+    deps.hub.leave(connection.id, group);
+    return [undefined, undefined];
+  }
+  // Joined before the ack: every reading accepted after the ack reaches this connection.
+  deps.hub.join(connection.id, group);
+  const last = deps.lastReading?.(tenantId, deviceId);
+  if (last === undefined) return [undefined, undefined];
+  // A server message (not a group one): the snapshot is this connection's alone. Keyed by the
+  // group, so a newer reading replaces it when the connection is slow.
+  return [undefined, () => connection.send(new HubOutboundMessage({ kind: 'server' }, 'json', last, group))];
+}
