@@ -9,9 +9,10 @@ import type { HostedService } from '../host/lifecycle/hosted-service.js';
 import { categoryLogger } from '../host/logging.js';
 import type { RequestDelegate } from '../host/pipeline/middleware.js';
 import { WebApplication } from '../host/pipeline/web-application.js';
-import { createJwtVerifier } from '../security/jwt-bearer.js';
+import { createJwtVerifier, type JwtVerifier } from '../security/jwt-bearer.js';
 import { SocketIoTransport } from '../transport/socketio/socketio-transport.js';
 import { mapDeviceEndpoints } from './devices-endpoints.js';
+import { useSecurity } from './security-wiring.js';
 import { createTelemetryServices, type TelemetryServices } from './telemetry-services.js';
 
 export interface Application {
@@ -21,7 +22,9 @@ export interface Application {
   health: HealthChecks;
   server: HttpServerService;
   telemetry: TelemetryServices;
-  /** Hosted services before the server; `build` adds them to the host in this order. */
+  /** Verifies user tokens; the same verifier guards HTTP endpoints and socket connections. */
+  verifier: JwtVerifier;
+  /** Hosted services before the server; added to the host in this order when composing ends. */
   services: HostedService[];
 }
 
@@ -39,33 +42,34 @@ export function composeApplication(config: AppConfig, log: Logger, extend?: (app
     check: () => (host.state === 'serving' ? { status: 'Healthy' } : { status: 'Unhealthy', description: `host is ${host.state}` }),
   });
 
+  const verifier = createJwtVerifier({
+    ...(config.jwt.jwksUri ? { jwksUri: config.jwt.jwksUri } : { secret: config.jwt.secret! }),
+    issuer: config.jwt.issuer,
+    audience: config.jwt.audience,
+    clockSkewSeconds: config.jwt.clockSkewSeconds,
+  });
+
   const web = new WebApplication({ development: config.isDevelopment });
-  web.useExceptionHandler();
-  web.useRouting();
+  useSecurity(web, config, verifier);
   mapHealthEndpoints(web.routes, health);
 
   let pipeline: RequestDelegate | undefined;
+  const httpLog = categoryLogger(log, config, 'Http');
   const fastify = createHttpServer({
     // Built below, once every endpoint and middleware is registered.
     app: (ctx) => pipeline!(ctx),
-    log: categoryLogger(log, config, 'Http'),
+    log: httpLog,
     bodyLimitBytes: config.http.bodyLimitBytes,
     development: config.isDevelopment,
     foreignUpgradePrefixes: ['/socket.io/'],
   });
-  const server = new HttpServerService({ fastify, log: categoryLogger(log, config, 'Http'), port: config.http.port, host: config.http.host });
+  const server = new HttpServerService({ fastify, log: httpLog, port: config.http.port, host: config.http.host });
 
   const telemetry = createTelemetryServices(config, log, host.lifetime);
   health.add({
     name: 'ingestion',
     tags: ['ready'],
     check: () => (telemetry.ingestion.connected ? { status: 'Healthy' } : { status: 'Unhealthy', description: 'ingestion source not connected' }),
-  });
-  const verifier = createJwtVerifier({
-    ...(config.jwt.jwksUri ? { jwksUri: config.jwt.jwksUri } : { secret: config.jwt.secret! }),
-    issuer: config.jwt.issuer,
-    audience: config.jwt.audience,
-    clockSkewSeconds: config.jwt.clockSkewSeconds,
   });
   const socketIo = new SocketIoTransport({
     hub: telemetry.hub,
@@ -81,7 +85,7 @@ export function composeApplication(config: AppConfig, log: Logger, extend?: (app
   });
   mapDeviceEndpoints(web.routes.group('/v1'), telemetry.registry);
 
-  const app: Application = { config, host, web, health, server, telemetry, services: [...telemetry.services] };
+  const app: Application = { config, host, web, health, server, telemetry, verifier, services: [...telemetry.services] };
   extend?.(app);
   pipeline = web.build();
   for (const service of app.services) host.add(service);

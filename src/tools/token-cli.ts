@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
-import { DEV_JWT_AUDIENCE, DEV_JWT_ISSUER, DEV_JWT_SECRET } from '../security/dev-defaults.js';
 import { signUserToken } from '../security/jwt-bearer.js';
 import { isValidId } from '../protocol/reading.js';
+import type { JwtSigningSettings } from './token-config.js';
 
 /** Where the CLI writes. */
 export interface CliIo {
@@ -9,37 +9,48 @@ export interface CliIo {
   stderr: (text: string) => void;
 }
 
-export const TOKEN_USAGE = `usage: token --sub S --tenant T [--role R ...] [--expires SECONDS]
-             [--secret X] [--issuer I] [--audience A]
+/** Resolves the signing settings from the configuration arguments (`--environment`, `--Section:Key=value`); may throw. */
+export type ResolveJwtSettings = (configArgs: string[]) => JwtSigningSettings;
 
-Prints a user access token (HS256) with claims sub, tenant_id and roles.
+/** Exit codes: as the hub's, a configuration problem is 78 (sysexits EX_CONFIG). */
+export const TokenExit = { ok: 0, usage: 2, config: 78 } as const;
+
+export const TOKEN_USAGE = `usage: token --sub S --tenant T [--role R ...] [--expires SECONDS]
+             [--secret X] [--issuer I] [--audience A] [--environment E] [--Section:Key=value ...]
+
+Prints a user access token (HS256) with claims sub, tenant_id and roles, signed with the
+configured Auth:Jwt:Secret / Issuer / Audience, resolved like the hub's configuration
+(appsettings*.json, Auth__Jwt__* environment variables, --Auth:Jwt:*=value arguments).
+The environment is Development (development secret) unless HUB_ENVIRONMENT or --environment says otherwise.
   --sub       user id (required)
   --tenant    tenant id: letters, digits, _ . - (up to 64; required)
   --role      a role, repeatable (e.g. --role admin)
   --expires   lifetime in seconds (default 3600)
-  --secret    signing secret (default env Auth__Jwt__Secret, else the development secret)
-  --issuer    iss (default env Auth__Jwt__Issuer, else ${DEV_JWT_ISSUER})
-  --audience  aud (default env Auth__Jwt__Audience, else ${DEV_JWT_AUDIENCE})
+  --secret    signing secret (overrides Auth:Jwt:Secret)
+  --issuer    iss (overrides Auth:Jwt:Issuer)
+  --audience  aud (overrides Auth:Jwt:Audience)
 `;
 
 /**
- * Runs the token CLI; returns the exit code (0 ok, 2 bad arguments). `env` supplies the
- * `Auth__Jwt__*` fallbacks so the caller decides what environment this sees.
+ * Runs the token CLI; returns the exit code (0 ok, 2 bad arguments, 78 bad configuration).
+ * `resolveSettings` receives the configuration arguments, so the caller decides which files and
+ * environment the configuration comes from (token.ts: the process's; tests: their own).
  */
 export async function runTokenCli(
   argv: string[],
-  env: Record<string, string | undefined>,
+  resolveSettings: ResolveJwtSettings,
   io: CliIo,
   now: number = Date.now(),
 ): Promise<number> {
   const fail = (message: string): number => {
     io.stderr(`token: ${message}\n${TOKEN_USAGE}`);
-    return 2;
+    return TokenExit.usage;
   };
+  const { configArgs, toolArgs } = splitArgs(argv);
   let values;
   try {
     ({ values } = parseArgs({
-      args: argv,
+      args: toolArgs,
       options: {
         sub: { type: 'string' },
         tenant: { type: 'string' },
@@ -58,7 +69,7 @@ export async function runTokenCli(
   }
   if (values.help) {
     io.stdout(TOKEN_USAGE);
-    return 0;
+    return TokenExit.ok;
   }
   if (!values.sub) return fail('--sub is required');
   if (!values.tenant) return fail('--tenant is required');
@@ -67,8 +78,21 @@ export async function runTokenCli(
   if (roles.some((r) => r.length === 0)) return fail('--role must not be empty');
   const expires = values.expires ?? '3600';
   if (!/^[1-9]\d{0,9}$/.test(expires)) return fail(`--expires "${expires}" is not a positive whole number of seconds`);
-  const secret = values.secret ?? env['Auth__Jwt__Secret'] ?? DEV_JWT_SECRET;
-  if (Buffer.byteLength(secret) < 32) return fail('the secret must be at least 32 bytes');
+  if (values.secret !== undefined && Buffer.byteLength(values.secret) < 32) return fail('the secret must be at least 32 bytes');
+
+  let settings: JwtSigningSettings;
+  try {
+    settings = resolveSettings(configArgs);
+  } catch (err) {
+    io.stderr(`token: ${(err as Error).message}\n`);
+    return TokenExit.config;
+  }
+  const secret = values.secret ?? settings.secret;
+  if (secret === undefined) {
+    // An asymmetric issuer (Auth:Jwt:JwksUri) holds its own private key; this tool cannot sign for it.
+    io.stderr('token: Auth:Jwt:Secret is not configured (the hub trusts Auth:Jwt:JwksUri); pass --secret or configure it\n');
+    return TokenExit.config;
+  }
 
   let token: string;
   try {
@@ -77,8 +101,8 @@ export async function runTokenCli(
       tenantId: values.tenant,
       roles,
       secret,
-      issuer: values.issuer ?? env['Auth__Jwt__Issuer'] ?? DEV_JWT_ISSUER,
-      audience: values.audience ?? env['Auth__Jwt__Audience'] ?? DEV_JWT_AUDIENCE,
+      issuer: values.issuer ?? settings.issuer,
+      audience: values.audience ?? settings.audience,
       expiresInSeconds: Number(expires),
       now,
     });
@@ -86,5 +110,26 @@ export async function runTokenCli(
     return fail((err as Error).message);
   }
   io.stdout(`${token}\n`);
-  return 0;
+  return TokenExit.ok;
+}
+
+/**
+ * Configuration arguments are the hub's spelling: `--environment` and keys with a `:` (`--Auth:Jwt:Secret=x`
+ * or `--Auth:Jwt:Secret x`). Everything else belongs to the tool.
+ */
+export function splitArgs(argv: readonly string[]): { configArgs: string[]; toolArgs: string[] } {
+  const configArgs: string[] = [];
+  const toolArgs: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const key = arg.startsWith('--') ? arg.slice(2).split('=')[0]! : '';
+    if (!(key.includes(':') || key.toLowerCase() === 'environment')) {
+      toolArgs.push(arg);
+      continue;
+    }
+    configArgs.push(arg);
+    const next = argv[i + 1];
+    if (!arg.includes('=') && next !== undefined && !next.startsWith('--')) configArgs.push(argv[++i]!);
+  }
+  return { configArgs, toolArgs };
 }

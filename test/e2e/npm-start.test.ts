@@ -32,9 +32,19 @@ describe('npm start (Development, embedded defaults) as a real process', () => {
   });
 
   it('lists the simulator devices sim-001 … sim-010 for the demo tenant', async () => {
-    const res = await fetch(`${hub.url}/v1/devices?limit=500`, { headers: { authorization: `Bearer ${await userToken('demo')}` } });
-    expect(res.status).toBe(200);
-    const body = (await res.json()) as { items: { deviceId: string }[] };
-    expect(body.items.map((i) => i.deviceId)).toEqual(Array.from({ length: 10 }, (_, i) => `sim-${String(i + 1).padStart(3, '0')}`));
+    const expected = Array.from({ length: 10 }, (_, i) => `sim-${String(i + 1).padStart(3, '0')}`);
+    const authorization = `Bearer ${await userToken('demo')}`;
+    let ids: string[] = [];
+    // Each simulated device first reports within its first period (1 s).
+    for (let attempt = 0; attempt < 30 && ids.length < expected.length; attempt++) {
+      const res = await fetch(`${hub.url}/v1/devices?limit=500`, { headers: { authorization } });
+      expect(res.status).toBe(200);
+      ids = ((await res.json()) as { items: { deviceId: string }[] }).items.map((i) => i.deviceId);
+      if (ids.length < expected.length) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(ids).toEqual(expected);
+    const anonymous = await fetch(`${hub.url}/v1/devices`);
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.headers.get('content-type')).toMatch(/application\/problem\+json/);
   });
 });

@@ -80,7 +80,12 @@ export const SCHEMA: readonly KeyDefinition[] = [
   { key: 'Simulator:Tenant', parse: p.str({ pattern: ID_PATTERN }), default: () => 'demo' },
   // readings per device per second
   { key: 'Simulator:Rate', parse: p.num(0, 1000, { exclusiveMin: true }), default: () => 1 },
-  { key: 'Cors:AllowedOrigins', parse: p.origins, default: () => [] },
+  // Development: the dashboard's own origin when it runs from Vite's dev server (same-origin needs none).
+  {
+    key: 'Cors:AllowedOrigins',
+    parse: p.origins,
+    default: (ctx) => (dev(ctx) ? ['http://localhost:5173', 'http://127.0.0.1:5173'] : []),
+  },
   { key: 'Logging:LogLevel:Default', parse: p.logLevel, default: () => 'info' },
 ];
 

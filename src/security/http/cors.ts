@@ -1,0 +1,38 @@
+import type { HttpContext } from '../../host/pipeline/http-context.js';
+import type { Middleware } from '../../host/pipeline/middleware.js';
+import type { CorsHeaders, CorsPolicy } from '../cors-policy.js';
+
+/**
+ * CORS on the pipeline (spec "CORS preflight"). A preflight is answered 204 here and goes no further,
+ * so it needs no credentials; for a disallowed origin, method or header the 204 carries no CORS headers
+ * and the browser never sends the actual request. Actual responses get `Access-Control-Allow-Origin`
+ * for allowed origins and always `Vary: Origin`. Place it before authentication; placed after the
+ * exception handler, error problems carry the headers too, so pages can read them.
+ */
+export function cors(policy: CorsPolicy): Middleware {
+  return async (ctx, next) => {
+    const origin = header(ctx, 'origin');
+    if (ctx.method === 'OPTIONS' && origin !== undefined && header(ctx, 'access-control-request-method') !== undefined) {
+      const allowed = policy.preflight(origin, header(ctx, 'access-control-request-method'), header(ctx, 'access-control-request-headers'));
+      if (!allowed) ctx.log.debug({ origin }, 'cors preflight refused');
+      ctx.response.status = 204;
+      apply(ctx, allowed ?? { Vary: 'Origin' });
+      return;
+    }
+    await next();
+    // After next: the exception handler clears headers before re-executing, so set them last.
+    if (!ctx.response.hijacked) apply(ctx, policy.actual(origin));
+  };
+}
+
+function apply(ctx: HttpContext, headers: CorsHeaders): void {
+  for (const [name, value] of Object.entries(headers)) {
+    if (name.toLowerCase() === 'vary') ctx.response.appendVary(value);
+    else ctx.response.setHeader(name, value);
+  }
+}
+
+function header(ctx: HttpContext, name: string): string | undefined {
+  const value = ctx.headers[name];
+  return Array.isArray(value) ? value.join(', ') : value;
+}

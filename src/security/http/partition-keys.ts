@@ -1,0 +1,22 @@
+import type { HttpContext } from '../../host/pipeline/http-context.js';
+import { principalOf } from './security-metadata.js';
+
+/**
+ * The client's address as the socket sees it. Forwarded headers are not trusted: any client can set
+ * them and so pick a fresh partition per request. Behind a proxy, everything shares the proxy's address.
+ */
+export function byClientIp(ctx: HttpContext): string {
+  return `ip:${ctx.raw.socket.remoteAddress ?? 'unknown'}`;
+}
+
+/** The signed-in user (sub within tenant: subs of two tenants may collide); anonymous callers by address. */
+export function byUser(ctx: HttpContext): string {
+  const principal = principalOf(ctx);
+  return principal ? `user:${principal.tenantId}/${principal.sub}` : byClientIp(ctx);
+}
+
+/** The signed-in user's tenant; anonymous callers by address. */
+export function byTenant(ctx: HttpContext): string {
+  const principal = principalOf(ctx);
+  return principal ? `tenant:${principal.tenantId}` : byClientIp(ctx);
+}

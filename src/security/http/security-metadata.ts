@@ -1,0 +1,44 @@
+import type { Endpoint } from '../../host/pipeline/endpoint.js';
+import type { HttpContext } from '../../host/pipeline/http-context.js';
+import type { Policy } from '../authorization.js';
+import type { Principal } from '../principal.js';
+
+/**
+ * Endpoint metadata keys the security middleware reads (put them in `EndpointOptions.metadata` or a
+ * group's metadata):
+ * - `allowAnonymous: true` skips authorization;
+ * - `policies` replaces the default policy (requireAuthenticated);
+ * - `page: true` marks a browser page: challenges redirect to sign-in instead of answering 401;
+ * - `rateLimit` names the rate-limit policy, or `false` to exempt the endpoint from all limiters.
+ */
+export interface SecurityMetadata {
+  allowAnonymous?: boolean;
+  policies?: readonly Policy<HttpContext>[];
+  page?: boolean;
+  rateLimit?: string | false;
+}
+
+const CHECKS: Record<keyof SecurityMetadata, (value: unknown) => boolean> = {
+  allowAnonymous: (v) => typeof v === 'boolean',
+  page: (v) => typeof v === 'boolean',
+  policies: (v) => Array.isArray(v) && v.every((p) => typeof p === 'function'),
+  rateLimit: (v) => v === false || typeof v === 'string',
+};
+
+/** The security keys of an endpoint, type-checked: metadata is open-ended, so a typo'd value fails loudly here. */
+export function securityMetadata(endpoint: Endpoint | null): SecurityMetadata {
+  const metadata = endpoint?.metadata ?? {};
+  const out: Record<string, unknown> = {};
+  for (const [key, check] of Object.entries(CHECKS)) {
+    const value = metadata[key];
+    if (value === undefined) continue;
+    if (!check(value)) throw new TypeError(`endpoint metadata "${key}" of ${endpoint!.displayName} has the wrong type`);
+    out[key] = value;
+  }
+  return out as SecurityMetadata;
+}
+
+/** The principal authentication put on the context, or null when anonymous. */
+export function principalOf(ctx: HttpContext): Principal | null {
+  return (ctx.user as Principal | null) ?? null;
+}

@@ -1,0 +1,31 @@
+import type { Principal } from './principal.js';
+
+/** setTimeout fires at once for delays above 2^31 - 1 ms (~24.8 days); longer waits are chained. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * Calls `onExpire` once when the principal's credential expires (`expiresAt`), so live connections
+ * (socket.io, Web PubSub) can be closed then. Returns `cancel`; call it when the connection closes.
+ * A principal without `expiresAt` never fires; an expired one fires on the next macrotask. Timers
+ * are unref'd: a pending expiry never keeps the process alive.
+ */
+export function scheduleExpiry(principal: Principal, onExpire: () => void, now: () => number = Date.now): () => void {
+  const { expiresAt } = principal;
+  if (expiresAt === undefined) return () => undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const wait = (): void => {
+    timer = setTimeout(check, Math.min(Math.max(expiresAt - now(), 0), MAX_TIMER_MS));
+    timer.unref();
+  };
+  // Re-reads the clock on every wake-up: capped waits and early timer wake-ups never fire too soon.
+  const check = (): void => {
+    if (expiresAt - now() > 0) return wait();
+    timer = undefined;
+    onExpire();
+  };
+  wait();
+  return () => {
+    if (timer !== undefined) clearTimeout(timer);
+    timer = undefined;
+  };
+}

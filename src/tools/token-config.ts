@@ -1,0 +1,18 @@
+import type { AppConfig } from '../host/config/app-config.js';
+import { loadConfig } from '../host/config/load-config.js';
+
+/** The user-token settings the token CLI signs with. */
+export type JwtSigningSettings = Pick<AppConfig['jwt'], 'secret' | 'issuer' | 'audience' | 'jwksUri'>;
+
+/**
+ * `Auth:Jwt:*` resolved exactly as the hub resolves it (defaults < appsettings.json <
+ * appsettings.{Environment}.json < `Section__Key` env < `--Section:Key` args), so a token printed
+ * here is one the hub started with the same settings accepts. The environment is Development unless
+ * `HUB_ENVIRONMENT` or `--environment` says otherwise: the tool exists for development.
+ * Throws ConfigError, naming the key, like the hub's start-up.
+ */
+export function jwtSettingsFromConfig(args: readonly string[], env: NodeJS.ProcessEnv, contentRoot: string): JwtSigningSettings {
+  const withEnvironment = env['HUB_ENVIRONMENT'] === undefined ? { ...env, HUB_ENVIRONMENT: 'Development' } : env;
+  const { secret, issuer, audience, jwksUri } = loadConfig({ args, env: withEnvironment, contentRoot }).jwt;
+  return { secret, issuer, audience, jwksUri };
+}
