@@ -71,6 +71,14 @@ export function composeApplication(config: AppConfig, log: Logger, extend?: (app
     tags: ['ready'],
     check: () => (telemetry.ingestion.connected ? { status: 'Healthy' } : { status: 'Unhealthy', description: 'ingestion source not connected' }),
   });
+  const backplane = telemetry.backplane;
+  if (backplane) {
+    health.add({
+      name: 'redis',
+      tags: ['ready'],
+      check: async () => ((await backplane.ping()) ? { status: 'Healthy' } : { status: 'Unhealthy', description: 'redis did not answer' }),
+    });
+  }
   const socketIo = new SocketIoTransport({
     hub: telemetry.hub,
     registry: telemetry.registry,

@@ -3,6 +3,7 @@ import type { AppConfig } from '../host/config/app-config.js';
 import type { HostedService } from '../host/lifecycle/hosted-service.js';
 import type { ApplicationLifetime } from '../host/lifecycle/application-lifetime.js';
 import { categoryLogger } from '../host/logging.js';
+import { RedisBackplane } from '../backplane/redis-backplane.js';
 import { DeviceRegistry } from '../hub/device-registry.js';
 import { Hub } from '../hub/hub.js';
 import { IngestionService } from '../ingest/ingestion-service.js';
@@ -14,18 +15,26 @@ import { SimulatorService } from '../simulator/simulator-service.js';
 
 export interface TelemetryServices {
   hub: Hub;
+  /** Present when `ConnectionStrings:redis` is set: hub sends reach the other instances. */
+  backplane: RedisBackplane | undefined;
   registry: DeviceRegistry;
   pipeline: ReadingPipeline;
   ingestion: IngestionService;
   broker: EmbeddedBroker | undefined;
-  /** In start order: broker, hub, ingestion, simulator. */
+  /** In start order: backplane, broker, hub, ingestion, simulator. */
   services: HostedService[];
 }
 
 /** The main job: MQTT (embedded or external) → validate → throttle → device groups on the hub. */
 export function createTelemetryServices(config: AppConfig, log: Logger, lifetime: ApplicationLifetime): TelemetryServices {
   const registry = new DeviceRegistry();
-  const hub = new Hub();
+  const backplane = config.redisUrl
+    ? new RedisBackplane({ url: config.redisUrl, hubName: config.hub.name, log: categoryLogger(log, config, 'Hub.Backplane') })
+    : undefined;
+  // Every instance subscribes to every MQTT topic, so MQTT readings are delivered by each instance
+  // to its own clients; only partitioned sources (Event Hubs) need the backplane for readings.
+  const partitioned = config.eventHubs.connectionString !== undefined;
+  const hub = new Hub({ ...(backplane ? { backplane } : {}), readingsFanOut: partitioned ? 'backplane' : 'local' });
   const pipeline = new ReadingPipeline({
     registry,
     publish: (reading) => hub.publishReading(reading),
@@ -40,6 +49,7 @@ export function createTelemetryServices(config: AppConfig, log: Logger, lifetime
   const broker = config.mqtt.url
     ? undefined
     : new EmbeddedBroker({ port: config.mqtt.embeddedPort, log: categoryLogger(log, config, 'Ingestion.Broker') });
+  if (backplane) services.push(backplane);
   if (broker) services.push(broker);
   services.push({
     name: 'hub',
@@ -71,5 +81,5 @@ export function createTelemetryServices(config: AppConfig, log: Logger, lifetime
       }),
     );
   }
-  return { hub, registry, pipeline, ingestion, broker, services };
+  return { hub, backplane, registry, pipeline, ingestion, broker, services };
 }

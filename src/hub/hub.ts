@@ -6,6 +6,12 @@ import type { CloseReason, HubConnection, OutboundMessage } from './types.js';
 export interface HubOptions {
   /** Carries group and broadcast sends to other nodes. Default: none (a single node). */
   backplane?: Backplane;
+  /**
+   * `local` when every node ingests every reading itself (MQTT: each node subscribes to all
+   * topics), so sending readings across the backplane would deliver them twice; `backplane` when
+   * sources are partitioned across nodes (Event Hubs). Default `backplane`.
+   */
+  readingsFanOut?: 'local' | 'backplane';
 }
 
 interface ConnectionEntry {
@@ -22,9 +28,11 @@ export class Hub {
   readonly #connections = new Map<string, ConnectionEntry>();
   readonly #groups = new Map<string, Set<ConnectionEntry>>();
   readonly #backplane: Backplane | undefined;
+  readonly #readingsLocal: boolean;
 
   constructor(options: HubOptions = {}) {
     this.#backplane = options.backplane;
+    this.#readingsLocal = options.readingsFanOut === 'local';
     this.#backplane?.onMessage((envelope) => this.#deliverRemote(envelope));
   }
 
@@ -107,7 +115,9 @@ export class Hub {
 
   /** Sends a reading to its device group. */
   publishReading(reading: Reading): void {
-    this.sendToGroup(deviceGroup(reading.tenantId, reading.deviceId), readingMessage(reading));
+    const group = deviceGroup(reading.tenantId, reading.deviceId);
+    if (this.#readingsLocal) this.#deliverToGroup(group, readingMessage(reading));
+    else this.sendToGroup(group, readingMessage(reading));
   }
 
   /**

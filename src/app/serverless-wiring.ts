@@ -1,0 +1,85 @@
+import type { Logger } from 'pino';
+import { Errors } from '../host/errors.js';
+import { categoryLogger } from '../host/logging.js';
+import type { EndpointGroup } from '../host/pipeline/endpoint-builder.js';
+import type { InvocationContext } from '../host/pipeline/endpoint.js';
+import { Results } from '../host/pipeline/results.js';
+import { createManagementHandler, type ManagementHandler } from '../management/management-handler.js';
+import { createJwtVerifier } from '../security/jwt-bearer.js';
+import { authenticateClientUpgrade, type UpgradeAuthOptions } from '../transport/webpubsub/upgrade-context.js';
+import { WebPubSubEndpoint } from '../transport/webpubsub/web-pubsub-endpoint.js';
+import type { Application } from './compose-application.js';
+import { mapFunctionEndpoints } from './functions-endpoints.js';
+
+/**
+ * Serverless mode (contract "Hub — WebSocket", "Management API", "Serverless functions"): the Web
+ * PubSub-compatible client endpoint `GET /client/hubs/{hub}`, the management API under `/api`, and
+ * the functions' `/api/negotiate` and `/api/subscribe`. All anonymous to the user-token middleware:
+ * each checks its own credential (hub access token, management token, user token in the handler).
+ */
+export function wireServerless(app: Application, log: Logger): void {
+  const { config, telemetry, web } = app;
+  const auth: UpgradeAuthOptions = { accessKey: config.hub.accessKey, hubName: config.hub.name };
+  const endpoint = new WebPubSubEndpoint({
+    hub: telemetry.hub,
+    lastReading: (tenantId, deviceId) => telemetry.registry.last(tenantId, deviceId),
+    log: categoryLogger(log, config, 'Hub.WebPubSub'),
+  });
+  app.server.onClosing(() => endpoint.closeAll());
+
+  mapClientHub(web.routes, endpoint, auth);
+  mapManagementApi(web.routes, createManagementHandler({ hub: telemetry.hub, hubName: auth.hubName, accessKey: auth.accessKey }));
+  mapFunctionEndpoints(web.routes.group('/api'), {
+    hubName: auth.hubName,
+    accessKey: auth.accessKey,
+    users: createJwtVerifier({
+      ...(config.jwt.jwksUri ? { jwksUri: config.jwt.jwksUri } : { secret: config.jwt.secret! }),
+      issuer: config.jwt.issuer,
+      audience: config.jwt.audience,
+      clockSkewSeconds: config.jwt.clockSkewSeconds,
+    }),
+    serverUrl: () => app.server.url,
+    log: categoryLogger(log, config, 'Functions'),
+  });
+}
+
+/** `GET /client/hubs/{hub}`: the WebSocket upgrade; a plain GET gets 426. */
+function mapClientHub(routes: EndpointGroup, endpoint: WebPubSubEndpoint, auth: UpgradeAuthOptions): void {
+  routes.map(
+    ['GET'],
+    '/client/hubs/{hub}',
+    async ({ http }) => {
+      if (http.upgrade === undefined) {
+        return Results.problem(Errors.HTTP_UPGRADE_REQUIRED, 'Connect with a WebSocket upgrade.', undefined, {
+          upgrade: 'websocket',
+          connection: 'Upgrade',
+        });
+      }
+      const verified = await authenticateClientUpgrade(http.raw, auth);
+      if (!verified.ok) return Results.problem(Errors[verified.rejection.key], verified.rejection.detail);
+      endpoint.handleUpgrade(http.raw, http.upgrade.socket, http.upgrade.head, verified.context);
+      return Results.handled();
+    },
+    // The hub access token (or a reliable session's reconnection token) is checked above, not as a user token.
+    { metadata: { allowAnonymous: true } },
+  );
+}
+
+/** `/api/hubs/…` and `/api/health`, every method: the handler answers 404/405 itself, as the service does. */
+function mapManagementApi(routes: EndpointGroup, management: ManagementHandler): void {
+  const handler = async ({ http }: InvocationContext) => {
+    const response = await management({
+      method: http.method,
+      // The token's audience is the URL as sent, before any path-base stripping.
+      url: http.raw.url ?? http.originalPath,
+      headers: http.headers,
+      body: http.body,
+      traceId: http.traceId,
+    });
+    const headers = { ...response.headers };
+    return response.body === undefined ? Results.status(response.status, headers) : Results.bytes(response.body, headers, response.status);
+  };
+  const options = { metadata: { allowAnonymous: true } };
+  routes.map(null, '/api/hubs/{*rest}', handler, options);
+  routes.map(null, '/api/health', handler, options);
+}
