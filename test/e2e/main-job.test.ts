@@ -151,3 +151,18 @@ describe('bad input on the ingestion path', () => {
   }, 30_000);
 
 });
+
+describe('live connections and token expiry', () => {
+  it('a socket.io session whose token expires is told so and closed', async () => {
+    const hub = await startApp(['--Auth:Jwt:ClockSkewSeconds=0']);
+    try {
+      const socket = await connectTelemetry(hub.url, await userToken('exp', { expiresInSeconds: 1 }));
+      const closed = new Promise<unknown>((resolve) => socket.once('hub_closed', resolve));
+      const disconnected = new Promise<string>((resolve) => socket.once('disconnect', resolve));
+      expect(await closed).toMatchObject({ reason: 'token-expired', code: 'HUB_ERR_AUTH_INVALID_TOKEN' });
+      expect(await disconnected).toBe('io server disconnect');
+    } finally {
+      await hub.stop();
+    }
+  });
+});

@@ -5,6 +5,7 @@ import type { DeviceRegistry } from '../../hub/device-registry.js';
 import type { Hub } from '../../hub/hub.js';
 import { deviceGroup, isValidId, toWireReading } from '../../protocol/reading.js';
 import type { Principal } from '../../security/principal.js';
+import { scheduleExpiry } from '../../security/schedule-expiry.js';
 import { SocketIoConnection } from './socketio-connection.js';
 import { TELEMETRY_NAMESPACE } from './socketio-codec.js';
 
@@ -73,15 +74,12 @@ export class SocketIoTransport {
       socket.on('disconnect', () => hub.removeConnection(connection.id));
       socket.on('subscribe', (payload: unknown, ack: unknown) => this.#subscribe(connection, principal, payload, ack));
       socket.on('unsubscribe', (payload: unknown, ack: unknown) => this.#unsubscribe(connection, principal, payload, ack));
-      const expiresIn = principal.expiresAt === undefined ? undefined : principal.expiresAt - Date.now();
-      if (expiresIn !== undefined) {
-        // Never left silently authorised: an expired token ends the session; the client reconnects with a new one.
-        const timer = setTimeout(() => {
-          socket.emit('hub_closed', { reason: 'token-expired', code: HUB_ERR.invalidToken });
-          socket.disconnect(true);
-        }, Math.min(Math.max(expiresIn, 0), 2 ** 31 - 1));
-        socket.on('disconnect', () => clearTimeout(timer));
-      }
+      // Never left silently authorised: an expired token ends the session; the client reconnects with a new one.
+      const cancelExpiry = scheduleExpiry(principal, () => {
+        socket.emit('hub_closed', { reason: 'token-expired', code: HUB_ERR.invalidToken });
+        socket.disconnect(true);
+      });
+      socket.on('disconnect', cancelExpiry);
     });
   }
 
