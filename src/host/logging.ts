@@ -4,20 +4,13 @@ import type { AppConfig } from './config/app-config.js';
 
 export type { Logger };
 
-/** Paths pino blanks wherever they appear in a log object: secrets never reach a log. */
-const REDACT = [
-  'token',
-  'accessToken',
-  'access_token',
-  'authorization',
-  'headers.authorization',
-  'req.headers.authorization',
-  'cookie',
-  'headers.cookie',
-  'password',
-  'secret',
-  'connectionString',
-];
+const SECRET_KEYS = ['token', 'accessToken', 'access_token', 'authorization', 'cookie', 'password', 'secret', 'connectionString'];
+
+/**
+ * Paths pino blanks in a log object: secrets never reach a log. Top level and one level down
+ * (`{ client: { token } }`, `{ headers: { authorization } }`), plus a request's headers.
+ */
+const REDACT = [...SECRET_KEYS, ...SECRET_KEYS.map((k) => `*.${k}`), 'req.headers.authorization', 'req.headers.cookie'];
 
 /**
  * The root logger: JSON lines in Production and Staging, readable lines in Development.

@@ -1,8 +1,8 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
-import { Errors } from '../errors.js';
+import { Errors, type ErrorDefinition } from '../errors.js';
 import { problem, PROBLEM_CONTENT_TYPE } from '../problem.js';
 import { HttpContext } from '../pipeline/http-context.js';
 import type { RequestDelegate } from '../pipeline/middleware.js';
@@ -31,7 +31,9 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
   const fastify = Fastify({
     logger: false,
     bodyLimit: options.bodyLimitBytes,
-    return503OnClosing: true,
+    // While draining, requests on connections the server still holds run through the pipeline, so
+    // /health/ready answers its own 503 report and every error stays problem+json.
+    return503OnClosing: false,
     forceCloseConnections: 'idle',
     // Our pipeline decides about trailing slashes and case; Fastify only delivers.
     routerOptions: { ignoreTrailingSlash: true, caseSensitive: false },
@@ -41,33 +43,45 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
 
+  // Set when the server starts closing: from then on every response closes its connection, so an
+  // in-flight request on a kept-alive connection does not hold the drain open until keep-alive ends.
+  let closing = false;
+  fastify.addHook('preClose', async () => {
+    closing = true;
+  });
+
   fastify.setErrorHandler((error: Error & { statusCode?: number; code?: string }, request, reply) => {
     // Reached only for what Fastify rejects before our pipeline: oversized or malformed bodies.
-    const definition = error.statusCode === 413 ? Errors.HTTP_BODY_TOO_LARGE : error.statusCode === 400 ? Errors.HTTP_BAD_REQUEST : Errors.HTTP_INTERNAL;
+    const definition = rejectionFor(error.statusCode);
     const trace = continueTrace(request.headers.traceparent);
     const body = problem(definition, definition.status === 500 ? 'An unexpected error occurred.' : error.message, {
       instance: request.url.split('?')[0]!,
       traceId: trace.traceId,
     });
-    log.info({ method: request.method, status: definition.status, traceId: trace.traceId, code: error.code }, 'request rejected');
+    // The same one line per request as the pipeline writes; no endpoint was selected.
+    log.info(
+      { method: request.method, route: null, status: definition.status, durationMs: Math.round(reply.elapsedTime * 100) / 100, traceId: trace.traceId, code: error.code },
+      'request',
+    );
     void reply.code(definition.status).header('content-type', PROBLEM_CONTENT_TYPE).send(JSON.stringify(body));
   });
 
-  fastify.route({
-    method: METHODS,
-    url: '*',
-    handler: async (request, reply) => {
-      const raw = request.raw;
-      const trace = continueTrace(raw.headers.traceparent);
-      const body = Buffer.isBuffer(request.body) ? request.body : undefined;
-      const ctx = new HttpContext(raw, { url: raw.url ?? '/', body, traceId: trace.traceId, log });
-      await run(app, ctx, development);
-      if (ctx.response.hijacked) return reply.hijack();
-      reply.code(ctx.response.status);
-      for (const [name, value] of ctx.response.headers) reply.header(name, value);
-      return reply.send(ctx.response.body ?? undefined);
-    },
-  });
+  const handler = async (request: FastifyRequest, reply: FastifyReply) => {
+    const raw = request.raw;
+    const trace = continueTrace(raw.headers.traceparent);
+    const body = Buffer.isBuffer(request.body) ? request.body : undefined;
+    const ctx = new HttpContext(raw, { url: raw.url ?? '/', body, traceId: trace.traceId, log });
+    await run(app, ctx, development);
+    if (ctx.response.hijacked) return reply.hijack();
+    reply.code(ctx.response.status);
+    for (const [name, value] of ctx.response.headers) reply.header(name, value);
+    if (closing) reply.header('connection', 'close');
+    return reply.send(ctx.response.body ?? undefined);
+  };
+  fastify.route({ method: METHODS, url: '*', handler });
+  // Methods outside METHODS (TRACE, PROPFIND …) reach Fastify's not-found handler: they too go
+  // through the pipeline, which answers 405 with Allow (or 404) as problem+json.
+  fastify.setNotFoundHandler(handler);
 
   const foreign = options.foreignUpgradePrefixes ?? [];
   fastify.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
@@ -98,13 +112,27 @@ async function run(app: RequestDelegate, ctx: HttpContext, development: boolean)
   ctx.log.info(
     {
       method: ctx.method,
-      route: ctx.endpoint?.displayName ?? null,
+      // The template, never the raw path (ids stay out of the log); null when no endpoint fitted.
+      route: ctx.endpoint && !ctx.endpoint.metadata.builtIn ? ctx.endpoint.template.text : null,
+      endpoint: ctx.endpoint?.displayName ?? null,
       status: ctx.response.hijacked ? 101 : ctx.response.status,
       durationMs: Math.round((performance.now() - ctx.startedAt) * 100) / 100,
       traceId: ctx.traceId,
     },
     'request',
   );
+}
+
+/** What Fastify rejected before the pipeline, as a catalogue entry. */
+function rejectionFor(statusCode: number | undefined): ErrorDefinition {
+  switch (statusCode) {
+    case 413:
+      return Errors.HTTP_BODY_TOO_LARGE;
+    case 415:
+      return Errors.HTTP_UNSUPPORTED_MEDIA_TYPE;
+    default:
+      return statusCode !== undefined && statusCode >= 400 && statusCode < 500 ? Errors.HTTP_BAD_REQUEST : Errors.HTTP_INTERNAL;
+  }
 }
 
 export type { Server };

@@ -104,13 +104,27 @@ export class Host {
 
   /** Stops started services in reverse order within the shutdown timeout; returns the abandoned ones. */
   async #stopServices(beforeStop?: () => Promise<void>): Promise<string[]> {
-    const deadline = AbortSignal.timeout(this.#shutdownTimeoutMs);
+    // A referenced timer, not AbortSignal.timeout (unreferenced): when the only thing left is a
+    // stop that never settles, the process must still wait for the deadline and report it.
+    const controller = new AbortController();
+    const deadline = controller.signal;
+    const timer = setTimeout(() => controller.abort(), this.#shutdownTimeoutMs);
+    try {
+      return await this.#stopWithin(deadline, beforeStop);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async #stopWithin(deadline: AbortSignal, beforeStop?: () => Promise<void>): Promise<string[]> {
     const expired = new Promise<'expired'>((resolve) => {
       if (deadline.aborted) resolve('expired');
       deadline.addEventListener('abort', () => resolve('expired'), { once: true });
     });
     if (beforeStop && (await Promise.race([beforeStop().then(() => 'done' as const), expired])) === 'expired') {
-      return this.#started.reverse().map((s) => s.name);
+      const names = [...this.#started].reverse().map((s) => s.name);
+      this.#log.error({ abandoned: names, timeoutMs: this.#shutdownTimeoutMs }, 'shutdown timeout expired; abandoning work');
+      return names;
     }
     const pending = [...this.#started].reverse();
     this.#started = [];

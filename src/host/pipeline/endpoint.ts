@@ -19,7 +19,10 @@ export type Handler<T = unknown> = (ctx: InvocationContext<T>) => unknown;
 /** Runs around the handler: code before `next()` on the way in, after it on the way out. */
 export type EndpointFilter = (ctx: InvocationContext, next: () => Promise<Result>) => Promise<Result>;
 
-/** Open-ended endpoint metadata; each concern reads its own keys (authorization, rate limits, …). */
+/**
+ * Open-ended endpoint metadata; each concern reads its own keys (authorization, rate limits, …).
+ * `builtIn: true` marks the routing's own 405/415 endpoints (logged without a route template).
+ */
 export type Metadata = Readonly<Record<string, unknown>>;
 
 export interface Endpoint {

@@ -1,3 +1,4 @@
+import { HubError } from '../errors.js';
 import type { HttpContext } from './http-context.js';
 import type { Middleware } from './middleware.js';
 import { writeErrorProblem } from './results.js';
@@ -32,21 +33,26 @@ export function exceptionHandler(options: ExceptionHandlerOptions): Middleware {
       ctx.response.clear();
       ctx.endpoint = null;
       ctx.routeValues = {};
+      ctx.errorPath = ctx.originalPath;
       ctx.path = options.errorPath;
       ctx.error = error;
+      let answered = false;
+      let failure: unknown = error;
       try {
         await next();
         // No error endpoint answered: the client must still get the problem, not a 404.
-        if (ctx.endpoint === null) {
-          ctx.response.clear();
-          writeErrorProblem(ctx, error, options.development);
-        }
+        answered = ctx.endpoint !== null;
       } catch (second) {
         ctx.log.error({ err: second }, 'error path failed');
-        ctx.response.clear();
-        writeErrorProblem(ctx, second, options.development);
+        // Whatever the second failure says about itself, the request failed on the server: 500.
+        failure = second instanceof HubError ? Object.assign(new Error(second.message), { stack: second.stack }) : second;
       } finally {
+        // The problem's instance is the path the client asked for, never the error path.
         ctx.path = originalPath;
+      }
+      if (!answered) {
+        ctx.response.clear();
+        writeErrorProblem(ctx, failure, options.development);
       }
     }
   };

@@ -56,6 +56,8 @@ export class HttpContext {
   readonly response = new ResponseState();
   /** The exception being handled, while the exception handler re-executes at its error path. */
   error: unknown = undefined;
+  /** The path that failed (pathBase + path), while the exception handler re-executes at its error path. */
+  errorPath: string | undefined = undefined;
   readonly startedAt = performance.now();
 
   readonly traceId: string;

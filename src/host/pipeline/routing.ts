@@ -8,7 +8,7 @@ import { Router } from './router.js';
 /** Built-in endpoints selected when the path fits but nothing accepts the method or the body. */
 function builtIn(displayName: string, result: () => ReturnType<typeof Results.problem>): Endpoint {
   const group = new EndpointGroup([]);
-  return group.map(null, '/', () => result(), { name: displayName });
+  return group.map(null, '/', () => result(), { name: displayName, metadata: { builtIn: true } });
 }
 
 const unsupportedMediaType = builtIn('415 Unsupported Media Type', () =>

@@ -116,7 +116,7 @@ export class WebApplication extends PipelineBuilder {
     const errorPath = options.errorPath ?? '/error';
     this.routes.map(null, errorPath, ({ http }) => {
       if (http.error === undefined) return Results.problem(Errors.HTTP_NOT_FOUND, 'No endpoint matches this path.');
-      const body = problemFromError(http.error, { instance: http.originalPath, traceId: http.traceId }, this.#development);
+      const body = problemFromError(http.error, { instance: http.errorPath ?? http.originalPath, traceId: http.traceId }, this.#development);
       return Results.json(body, body.status, { 'content-type': 'application/problem+json; charset=utf-8', 'cache-control': 'no-store' });
     });
     return this.use(exceptionHandler({ errorPath, hooks: options.hooks ?? [], development: this.#development }));

@@ -1,0 +1,53 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { ChildHost, EPHEMERAL, killChildren, MAIN } from './support/child-host.js';
+
+afterEach(killChildren);
+
+const ACCESS_KEY = 'prod-access-key-0123456789-abcdefghijklmnop';
+const JWT_SECRET = 'prod-jwt-secret-0123456789-abcdefghijklmnopq';
+const PRODUCTION = {
+  HUB_ENVIRONMENT: 'Production',
+  Hub__AccessKey: ACCESS_KEY,
+  Auth__Jwt__Secret: JWT_SECRET,
+  Auth__Jwt__Issuer: 'https://issuer.test',
+  Auth__Jwt__Audience: 'telemetry-hub',
+};
+
+describe('logging in Production (real process)', () => {
+  it('writes one JSON object per line', async () => {
+    const hub = new ChildHost(MAIN, EPHEMERAL, PRODUCTION);
+    const url = await hub.listeningUrl();
+    await fetch(`${url}/health/live`);
+    await hub.waitFor(/"msg":"request"/);
+
+    const lines = hub.output.split('\n').filter(Boolean);
+    for (const line of lines) expect(() => JSON.parse(line), line).not.toThrow();
+    expect(lines.map((l) => JSON.parse(l) as { msg: string })).toContainEqual(expect.objectContaining({ msg: 'listening', url }));
+  });
+
+  it('writes one request line with method, route template, status, duration and the incoming trace id', async () => {
+    const hub = new ChildHost(MAIN, EPHEMERAL, PRODUCTION);
+    const url = await hub.listeningUrl();
+    const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+
+    await fetch(`${url}/health/ready?probe=1`, { headers: { traceparent: `00-${traceId}-00f067aa0ba902b7-01` } });
+    await hub.waitFor(/"msg":"request"/);
+
+    const requests = hub.output
+      .split('\n')
+      .filter((l) => l.includes('"msg":"request"'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(requests).toHaveLength(1);
+    expect(requests[0]).toMatchObject({ method: 'GET', route: '/health/ready', status: 200, traceId, durationMs: expect.any(Number) });
+  });
+
+  it('never logs a secret, even at debug level with the configuration described', async () => {
+    const hub = new ChildHost(MAIN, [...EPHEMERAL, '--Logging:LogLevel:Default=debug'], PRODUCTION);
+    await hub.listeningUrl();
+    await hub.waitFor(/"msg":"configuration"/);
+
+    expect(hub.output).toContain('Hub:AccessKey');
+    expect(hub.output).not.toContain(ACCESS_KEY);
+    expect(hub.output).not.toContain(JWT_SECRET);
+  });
+});
