@@ -13,6 +13,7 @@ import { createJwtVerifier, type JwtVerifier } from '../security/jwt-bearer.js';
 import { SocketIoTransport } from '../transport/socketio/socketio-transport.js';
 import { mapDeviceEndpoints } from './devices-endpoints.js';
 import { useSecurity } from './security-wiring.js';
+import { wireServerless } from './serverless-wiring.js';
 import { createTelemetryServices, type TelemetryServices } from './telemetry-services.js';
 
 export interface Application {
@@ -94,6 +95,7 @@ export function composeApplication(config: AppConfig, log: Logger, extend?: (app
   mapDeviceEndpoints(web.routes.group('/v1'), telemetry.registry);
 
   const app: Application = { config, host, web, health, server, telemetry, verifier, services: [...telemetry.services] };
+  wireServerless(app, log);
   extend?.(app);
   pipeline = web.build();
   for (const service of app.services) host.add(service);

@@ -5,7 +5,6 @@ import type { EndpointGroup } from '../host/pipeline/endpoint-builder.js';
 import type { InvocationContext } from '../host/pipeline/endpoint.js';
 import { Results } from '../host/pipeline/results.js';
 import { createManagementHandler, type ManagementHandler } from '../management/management-handler.js';
-import { createJwtVerifier } from '../security/jwt-bearer.js';
 import { authenticateClientUpgrade, type UpgradeAuthOptions } from '../transport/webpubsub/upgrade-context.js';
 import { WebPubSubEndpoint } from '../transport/webpubsub/web-pubsub-endpoint.js';
 import type { Application } from './compose-application.js';
@@ -32,12 +31,7 @@ export function wireServerless(app: Application, log: Logger): void {
   mapFunctionEndpoints(web.routes.group('/api'), {
     hubName: auth.hubName,
     accessKey: auth.accessKey,
-    users: createJwtVerifier({
-      ...(config.jwt.jwksUri ? { jwksUri: config.jwt.jwksUri } : { secret: config.jwt.secret! }),
-      issuer: config.jwt.issuer,
-      audience: config.jwt.audience,
-      clockSkewSeconds: config.jwt.clockSkewSeconds,
-    }),
+    users: app.verifier,
     serverUrl: () => app.server.url,
     log: categoryLogger(log, config, 'Functions'),
   });
@@ -50,10 +44,7 @@ function mapClientHub(routes: EndpointGroup, endpoint: WebPubSubEndpoint, auth: 
     '/client/hubs/{hub}',
     async ({ http }) => {
       if (http.upgrade === undefined) {
-        return Results.problem(Errors.HTTP_UPGRADE_REQUIRED, 'Connect with a WebSocket upgrade.', undefined, {
-          upgrade: 'websocket',
-          connection: 'Upgrade',
-        });
+        return Results.problem(Errors.HTTP_UPGRADE_REQUIRED, 'Connect with a WebSocket upgrade.', undefined, { upgrade: 'websocket' });
       }
       const verified = await authenticateClientUpgrade(http.raw, auth);
       if (!verified.ok) return Results.problem(Errors[verified.rejection.key], verified.rejection.detail);

@@ -2,6 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import type { Logger } from 'pino';
 import { io, type Socket } from 'socket.io-client';
 import { composeApplication, type Application } from '../../src/app/compose-application.js';
 import { loadConfig } from '../../src/host/config/load-config.js';
@@ -22,9 +23,10 @@ export interface RunningApp {
 
 /**
  * Starts the whole application in this process on ephemeral ports (HTTP and embedded broker),
- * Development defaults, no simulator unless asked. `args` are `--Section:Key=value` overrides.
+ * Development defaults, no simulator unless asked. `args` are `--Section:Key=value` overrides;
+ * `extend` adds endpoints or services before the host is built (composeApplication's `extend`).
  */
-export async function startApp(args: string[] = []): Promise<RunningApp> {
+export async function startApp(args: string[] = [], extend?: (app: Application, log: Logger) => void): Promise<RunningApp> {
   const config = loadConfig({
     args: ['--Http:Port=0', '--Http:Host=127.0.0.1', '--Ingestion:Mqtt:EmbeddedPort=0', '--Simulator:Devices=0', ...args],
     env: { HUB_ENVIRONMENT: 'Development' },
@@ -37,7 +39,8 @@ export async function startApp(args: string[] = []): Promise<RunningApp> {
       done();
     },
   });
-  const app = composeApplication(config, createRootLogger(config, sink));
+  const log = createRootLogger(config, sink);
+  const app = composeApplication(config, log, extend && ((a) => extend(a, log)));
   await app.host.start();
   const port = new URL(app.server.url!).port;
   return {

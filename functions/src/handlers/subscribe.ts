@@ -1,0 +1,48 @@
+import type { WebPubSubServiceClient } from '@azure/web-pubsub';
+import { deviceGroup } from '../../../src/protocol/reading.js';
+import { canAccessDevice } from '../../../src/security/authorization.js';
+import type { JwtVerifier } from '../../../src/security/jwt-bearer.js';
+import { authenticateUser } from './authenticate-user.js';
+import { noContent, problemResponse, type FunctionLog, type FunctionRequest, type FunctionResponse } from './function-http.js';
+import { parseSubscribeBody } from './subscribe-body.js';
+import { describeUpstreamFailure } from './upstream-failure.js';
+
+export interface SubscribeDeps {
+  readonly users: JwtVerifier;
+  /** The Web PubSub data-plane client (Azure Web PubSub, or the hub's compatible management API). */
+  readonly service: Pick<WebPubSubServiceClient, 'connectionExists' | 'group'>;
+  readonly log: FunctionLog;
+}
+
+/**
+ * `POST /api/subscribe` `{ connectionId, deviceId, tenantId? }` (contract "Serverless functions"):
+ * adds the connection to `device:{tenant}:{device}` through the management API → 204.
+ * 401 no/invalid token, 400 bad body, 403 another tenant's device, 404 unknown connection,
+ * 502 when the management API fails (details logged, never returned).
+ */
+export async function handleSubscribe(req: FunctionRequest, deps: SubscribeDeps): Promise<FunctionResponse> {
+  const auth = await authenticateUser(req, deps.users);
+  if (!auth.ok) return auth.response;
+  const body = parseSubscribeBody(req.body);
+  if (!body.ok) return problemResponse(req, 'FUNC_BAD_BODY', body.detail);
+
+  const { principal } = auth;
+  const { connectionId, deviceId } = body.value;
+  const tenantId = body.value.tenantId ?? principal.tenantId;
+  if (!canAccessDevice(principal, tenantId)) {
+    return problemResponse(req, 'AUTH_FORBIDDEN', `You may subscribe to devices of tenant '${principal.tenantId}' only.`);
+  }
+  const unknown = () => problemResponse(req, 'FUNC_UNKNOWN_CONNECTION', `Connection '${connectionId}' does not exist.`);
+  try {
+    // HEAD first: a clear 404 for an unknown connection, whatever the add call reports for one.
+    if (!(await deps.service.connectionExists(connectionId))) return unknown();
+    await deps.service.group(deviceGroup(tenantId, deviceId)).addConnection(connectionId);
+  } catch (err) {
+    const failure = describeUpstreamFailure(err);
+    // The connection closed between the two calls.
+    if (failure.statusCode === 404) return unknown();
+    deps.log.warn({ upstream: failure, connectionId, deviceId }, 'subscribe: management api failed');
+    return problemResponse(req, 'FUNC_UPSTREAM', 'The real-time service did not accept the request; try again later.');
+  }
+  return noContent();
+}

@@ -1,0 +1,120 @@
+import type { Duplex } from 'node:stream';
+import {
+  WebPubSubClient,
+  WebPubSubJsonProtocol,
+  WebPubSubJsonReliableProtocol,
+  type OnGroupDataMessageArgs,
+  type OnServerDataMessageArgs,
+} from '@azure/web-pubsub-client';
+import mqtt, { type MqttClient } from 'mqtt';
+import { eventually, startApp, type RunningApp } from '../support/app-harness.js';
+
+export type WireReading = { tenantId: string; deviceId: string; seq: number; ts: number; receivedAt: number; data: Record<string, unknown> };
+
+export interface ServerlessApp {
+  readonly running: RunningApp;
+  readonly url: string;
+  /** `Hub:AccessKey` (generated in Development). */
+  readonly accessKey: string;
+  /** Raw sockets of every WebSocket upgrade, in arrival order (to cut them as a network failure would). */
+  readonly upgrades: Duplex[];
+  readonly device: MqttClient;
+  /** Publishes one reading as a device would, over MQTT to the embedded broker. */
+  publish(tenantId: string, deviceId: string, data: Record<string, unknown>): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** The whole app (serverless endpoints included), a fast throttle, and a connected MQTT device. */
+export async function startServerlessApp(): Promise<ServerlessApp> {
+  const upgrades: Duplex[] = [];
+  const running = await startApp(['--Throttle:MaxPerSecondPerDevice=1000'], (app) => {
+    app.web.use((ctx, next) => {
+      if (ctx.upgrade !== undefined) upgrades.push(ctx.upgrade.socket);
+      return next();
+    });
+  });
+  const device = await mqtt.connectAsync(running.brokerUrl!, { clientId: `serverless-device-${process.pid}` });
+  await eventually(() => running.app.telemetry.ingestion.connected, 5000, 'ingestion connected');
+  return {
+    running,
+    url: running.url,
+    accessKey: running.app.config.hub.accessKey,
+    upgrades,
+    device,
+    async publish(tenantId, deviceId, data) {
+      await device.publishAsync(`tenants/${tenantId}/devices/${deviceId}/telemetry`, JSON.stringify(data), { qos: 1 });
+    },
+    async stop() {
+      await device.endAsync();
+      await running.stop();
+    },
+  };
+}
+
+export interface Subscriber {
+  readonly client: WebPubSubClient;
+  connectionId: string;
+  userId: string | undefined;
+  connectedEvents: number;
+  readonly group: OnGroupDataMessageArgs['message'][];
+  readonly server: OnServerDataMessageArgs['message'][];
+  /** Readings from group messages, in arrival order. */
+  readings(): WireReading[];
+}
+
+/** POST /api/negotiate with the user's token; the raw response. */
+export function negotiate(baseUrl: string, token: string | undefined): Promise<Response> {
+  return fetch(`${baseUrl}/api/negotiate`, { method: 'POST', headers: token ? { authorization: `Bearer ${token}` } : {} });
+}
+
+/** POST /api/subscribe; `body` is sent as JSON unless it is a string. */
+export function subscribe(baseUrl: string, token: string | undefined, body: unknown): Promise<Response> {
+  return fetch(`${baseUrl}/api/subscribe`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+}
+
+/**
+ * The official client, its access URL from `/api/negotiate` (fetched by the client itself, as a
+ * browser app does), started and connected.
+ */
+export async function connectClient(baseUrl: string, token: string, reliable: boolean): Promise<Subscriber> {
+  const client = new WebPubSubClient(
+    {
+      getClientAccessUrl: async () => {
+        const res = await negotiate(baseUrl, token);
+        if (res.status !== 200) throw new Error(`negotiate answered ${res.status}`);
+        return ((await res.json()) as { url: string }).url;
+      },
+    },
+    {
+      protocol: reliable ? WebPubSubJsonReliableProtocol() : WebPubSubJsonProtocol(),
+      // A refused request should fail at once, not after the client's retries.
+      messageRetryOptions: { maxRetries: 0 },
+    },
+  );
+  const s: Subscriber = {
+    client,
+    connectionId: '',
+    userId: undefined,
+    connectedEvents: 0,
+    group: [],
+    server: [],
+    readings: () => s.group.map((m) => m.data as WireReading),
+  };
+  client.on('group-message', (e) => s.group.push(e.message));
+  client.on('server-message', (e) => s.server.push(e.message));
+  const connected = new Promise<void>((resolve) =>
+    client.on('connected', (e) => {
+      s.connectedEvents++;
+      s.connectionId = e.connectionId;
+      s.userId = e.userId;
+      resolve();
+    }),
+  );
+  await client.start();
+  await connected;
+  return s;
+}
