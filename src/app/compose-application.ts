@@ -11,6 +11,7 @@ import type { RequestDelegate } from '../host/pipeline/middleware.js';
 import { WebApplication } from '../host/pipeline/web-application.js';
 import { createJwtVerifier, type JwtVerifier } from '../security/jwt-bearer.js';
 import { SocketIoTransport } from '../transport/socketio/socketio-transport.js';
+import { DASHBOARD_DIR, mapDashboardEndpoints } from './dashboard-endpoints.js';
 import { mapDeviceEndpoints } from './devices-endpoints.js';
 import { useSecurity } from './security-wiring.js';
 import { wireServerless } from './serverless-wiring.js';
@@ -93,6 +94,8 @@ export function composeApplication(config: AppConfig, log: Logger, extend?: (app
     telemetry.hub.closeAll('shutdown');
   });
   mapDeviceEndpoints(web.routes.group('/v1'), telemetry.registry);
+  const dashboard = mapDashboardEndpoints(web.routes);
+  if (dashboard.files === 0) log.warn({ dir: DASHBOARD_DIR }, 'dashboard not built; / answers 404');
 
   const app: Application = { config, host, web, health, server, telemetry, verifier, services: [...telemetry.services] };
   wireServerless(app, log);
@@ -100,5 +103,12 @@ export function composeApplication(config: AppConfig, log: Logger, extend?: (app
   pipeline = web.build();
   for (const service of app.services) host.add(service);
   host.add(server);
+  host.lifetime.onStarted(() => {
+    // What a newcomer needs after `npm start`: where to look and where devices publish.
+    log.info(
+      { dashboard: `${server.url}/`, mqtt: config.mqtt.url ?? telemetry.broker?.url.replace('127.0.0.1', 'localhost'), health: `${server.url}/health/ready` },
+      'telemetry hub ready',
+    );
+  });
   return app;
 }

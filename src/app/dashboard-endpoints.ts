@@ -1,0 +1,42 @@
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Errors } from '../host/errors.js';
+import type { EndpointGroup } from '../host/pipeline/endpoint-builder.js';
+import type { HttpContext } from '../host/pipeline/http-context.js';
+import { Results, type Result } from '../host/pipeline/results.js';
+import { chooseEncoding, loadStaticAssets, type StaticAsset } from './static-assets.js';
+
+/**
+ * Where `vite build` puts the dashboard: dist/web-client, whether this module runs compiled
+ * (dist/src/app/) or from source under the test runner (src/app/).
+ */
+export const DASHBOARD_DIR = (() => {
+  const up = fileURLToPath(new URL('../../', import.meta.url));
+  return /[\\/]dist[\\/]$/.test(up) ? join(up, 'web-client') : join(up, 'dist', 'web-client');
+})();
+
+/**
+ * The dashboard at `/`: index.html revalidated on every load, hashed assets cached for a year.
+ * Anonymous: the page signs in itself (cookie or dev token) before it calls the API.
+ */
+export function mapDashboardEndpoints(routes: EndpointGroup, dir = DASHBOARD_DIR): { files: number } {
+  const assets = loadStaticAssets(dir);
+  const metadata = { allowAnonymous: true, rateLimit: false };
+  routes.get('/', ({ http }) => serve(http, assets.get('/index.html'), 'no-cache'), { metadata });
+  routes.get(
+    '/assets/{*path}',
+    ({ http }) => serve(http, assets.get(`/assets/${http.routeValues.path}`), 'public, max-age=31536000, immutable'),
+    { metadata },
+  );
+  return { files: assets.size };
+}
+
+function serve(ctx: HttpContext, asset: StaticAsset | undefined, cacheControl: string): Result {
+  if (!asset) {
+    return Results.problem(Errors.HTTP_NOT_FOUND, ctx.path === '/' ? 'The dashboard is not built (npm run build).' : 'No such file.');
+  }
+  const headers: Record<string, string> = { 'cache-control': cacheControl, etag: asset.etag, vary: 'Accept-Encoding' };
+  if (ctx.headers['if-none-match'] === asset.etag) return Results.status(304, headers);
+  const { body, encoding } = chooseEncoding(asset, ctx.headers['accept-encoding']);
+  return Results.bytes(body, { ...headers, 'content-type': asset.type, ...(encoding ? { 'content-encoding': encoding } : {}) });
+}

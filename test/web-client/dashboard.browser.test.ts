@@ -1,0 +1,101 @@
+// Browser test of the built dashboard against a fake hub. Needs a Chromium; skipped (with a note) without one.
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { build } from 'vite';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeHub, type FakeHub } from './fake-hub';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const PREFS = 'telemetry-hub.dashboard.v1';
+const hasChromium = existsSync(CHROMIUM);
+if (!hasChromium) console.warn(`dashboard browser tests skipped: no Chromium at ${CHROMIUM} (set CHROMIUM_PATH)`);
+
+describe.skipIf(!hasChromium)('dashboard in a browser', () => {
+  let outDir: string;
+  let hub: FakeHub;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    outDir = mkdtempSync(join(tmpdir(), 'web-client-'));
+    await build({ configFile: 'web-client/vite.config.ts', logLevel: 'error', build: { outDir, emptyOutDir: true, sourcemap: false } });
+    hub = await startFakeHub(outDir);
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await hub?.close();
+    if (outDir) rmSync(outDir, { recursive: true, force: true });
+  });
+
+  async function open(width: number, height: number, prefs?: object): Promise<Page> {
+    const page = await browser.newPage({ viewport: { width, height } });
+    if (prefs) await page.addInitScript(([k, v]) => localStorage.setItem(k as string, v as string), [PREFS, JSON.stringify(prefs)]);
+    await page.goto(hub.url);
+    await page.waitForFunction(() => window.__hub?.state() === 'connected');
+    return page;
+  }
+
+  it('lists every page of devices, filters, follows by keyboard and remembers it', async () => {
+    const page = await open(1280, 800);
+    await page.waitForFunction(() => document.querySelectorAll('li.device').length === 12);
+    await page.fill('input[type=search]', 'SIM-01'); // case-insensitive: sim-010, sim-011, sim-012
+    await page.waitForFunction(() => document.querySelectorAll('li.device:not([hidden])').length === 3);
+    await page.fill('input[type=search]', '');
+    await page.focus('li[data-id="sim-003"] button');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.evaluate(() => window.__hub!.followed())).toEqual(['sim-003']);
+    expect(await page.getAttribute('li[data-id="sim-003"] button', 'aria-pressed')).toBe('true');
+    await page.waitForSelector('.chart-card .uplot');
+    const first = await page.textContent('.chart-card .latest dd');
+    await expect.poll(() => page.textContent('.chart-card .latest dd'), { timeout: 5000 }).not.toBe(first);
+    await page.keyboard.press('Space');
+    await expect.poll(() => page.evaluate(() => window.__hub!.followed())).toEqual([]);
+    await page.keyboard.press('Space');
+    await page.reload();
+    await page.waitForFunction(() => window.__hub?.followed().includes('sim-003'));
+    const stats = await page.evaluate(() => window.__hub!.frameStats());
+    expect(stats.frames).toBeGreaterThan(0);
+    expect(typeof stats.longestFrameMs).toBe('number');
+    expect(typeof stats.framesOver50ms).toBe('number');
+    await page.close();
+  });
+
+  it('reconnects, resubscribes and marks the gap (socket mode)', async () => {
+    const page = await open(1280, 800, { mode: 'socket', followed: ['sim-005'], windowMs: 300_000 });
+    await page.waitForSelector('.chart-card .uplot');
+    hub.outage(2500);
+    await page.waitForFunction(() => window.__hub!.state() !== 'connected');
+    expect(await page.textContent('.pill')).toMatch(/Reconnecting|Offline/);
+    await page.waitForFunction(() => window.__hub!.state() === 'connected', null, { timeout: 15_000 });
+    await page.waitForSelector('.gap-note:not([hidden])', { timeout: 5000 });
+    const before = await page.textContent('.chart-card .latest dd');
+    await expect.poll(() => page.textContent('.chart-card .latest dd'), { timeout: 5000 }).not.toBe(before);
+    await page.close();
+  });
+
+  it('receives readings in serverless mode', async () => {
+    const page = await open(1280, 800, { mode: 'serverless', followed: ['sim-002'], windowMs: 60_000 });
+    expect(await page.textContent('.pill')).toContain('Serverless');
+    await page.waitForSelector('.chart-card .uplot');
+    const first = await page.textContent('.chart-card .latest dd');
+    await expect.poll(() => page.textContent('.chart-card .latest dd'), { timeout: 5000 }).not.toBe(first);
+    await page.close();
+  });
+
+  it('stacks the list above one column of charts on a phone', async () => {
+    const page = await open(390, 844, { mode: 'socket', followed: ['sim-001', 'sim-002'], windowMs: 300_000 });
+    await page.waitForSelector('.chart-card');
+    const layout = await page.evaluate(() => {
+      const list = document.querySelector('.devices')!.getBoundingClientRect();
+      const cards = [...document.querySelectorAll('.chart-card')].map((c) => c.getBoundingClientRect());
+      return { listBottom: list.bottom, cardLefts: cards.map((c) => c.left), cardTops: cards.map((c) => c.top), scrollWidth: document.documentElement.scrollWidth };
+    });
+    expect(layout.cardTops[0]).toBeGreaterThanOrEqual(layout.listBottom);
+    expect(new Set(layout.cardLefts).size).toBe(1);
+    expect(layout.scrollWidth).toBeLessThanOrEqual(390);
+    await page.close();
+  });
+});

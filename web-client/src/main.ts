@@ -1,0 +1,194 @@
+import 'uplot/dist/uPlot.min.css';
+import './styles.css';
+import { listDevices } from './api/devices-api';
+import { Session } from './auth/session';
+import { devTokenSource, SignInRequiredError } from './auth/token-source';
+import { createConnection } from './connection/create-connection';
+import type { ConnectionMode, LiveConnection } from './connection/live-connection';
+import { ClockOffset } from './state/clock-offset';
+import { DeviceStore } from './state/device-store';
+import { Interest } from './state/interest';
+import { loadPreferences, savePreferences } from './state/preferences';
+import { installTestHook } from './test-hook';
+import { ChartPanel } from './ui/chart-panel';
+import { createModeSwitch, createWindowSelect } from './ui/controls';
+import { DeviceList } from './ui/device-list';
+import { FrameLoop } from './ui/frame-loop';
+import { Notices } from './ui/notices';
+import { StatusPill } from './ui/status-pill';
+
+/** How often the whole device list is re-read: finds new devices and refreshes rows not subscribed live. */
+const LIST_REFRESH_MS = 60_000;
+
+// Composition root: build state, views and the connection, wire them, start the frame loop.
+const storage = (() => {
+  try {
+    return window.localStorage;
+  } catch {
+    return null;
+  }
+})();
+const prefs = loadPreferences(storage);
+const session = new Session(devTokenSource);
+const clock = new ClockOffset();
+const store = new DeviceStore(prefs.windowMs);
+const loop = new FrameLoop();
+const pill = new StatusPill();
+const notices = new Notices();
+
+let connection: LiveConnection | null = null;
+let tenantId = '';
+/** This mode has connected at least once (pill says "Connecting…" until then). */
+let everConnected = false;
+/** Any connection was up before: later connections are reconnects, for gap marking. */
+let hadConnection = false;
+const hubNow = () => clock.hubNow();
+
+const interest = new Interest({
+  subscribe: (id) => connection?.subscribe(id),
+  unsubscribe: (id) => connection?.unsubscribe(id),
+});
+
+const list = new DeviceList({
+  store,
+  onToggle: (id) => toggleFollow(id),
+  onVisibility: (id, visible) => interest.setInView(id, visible),
+  isFollowed: (id) => interest.followed.has(id),
+  hubNow,
+});
+const charts = new ChartPanel(store, (id) => {
+  toggleFollow(id);
+  // The card (and the focused button) is gone: put focus somewhere meaningful.
+  list.focusRow(id);
+});
+
+function persist(): void {
+  savePreferences(storage, { mode: prefs.mode, followed: [...interest.followed], windowMs: prefs.windowMs });
+}
+
+function toggleFollow(id: string): void {
+  const on = !interest.followed.has(id);
+  interest.setFollowed(id, on);
+  list.setFollowed(id, on);
+  if (on) charts.add(id);
+  else {
+    charts.remove(id);
+    store.unfollow(id);
+  }
+  persist();
+}
+
+let connectAttempt = 0;
+
+async function connect(mode: ConnectionMode): Promise<void> {
+  const attempt = ++connectAttempt;
+  connection?.close();
+  connection = null;
+  pill.set('reconnecting', mode, '', everConnected);
+  let conn: LiveConnection;
+  try {
+    conn = await createConnection(mode, session, tenantId);
+  } catch (err) {
+    pill.set('offline', mode, 'could not load the client', everConnected);
+    notices.show('load', `Could not load the ${mode} client: ${String(err)}`);
+    return;
+  }
+  // The user switched again while the module loaded: the newer call owns the connection.
+  if (attempt !== connectAttempt) return;
+  connection = conn;
+  conn.on('state', (state, detail) => {
+    if (state === 'connected') {
+      // Before the resubscribe acks arrive: the next reading of each device decides whether data was missed.
+      // Not on the page's first connection: the REST snapshot before it is not a stream that was interrupted.
+      if (hadConnection) store.markReconnect();
+      hadConnection = true;
+      everConnected = true;
+    }
+    pill.set(state, mode, detail, everConnected);
+  });
+  conn.on('reading', (r) => {
+    if (!interest.wants(r.deviceId)) return;
+    clock.sample(r.receivedAt);
+    store.ingest(r);
+  });
+  conn.on('problem', (p) => {
+    notices.show(`${p.code}:${p.deviceId ?? ''}`, p.deviceId ? `${p.deviceId}: ${p.message} (${p.code})` : `${p.message} (${p.code})`);
+  });
+  conn.start();
+  interest.rebind(conn);
+}
+
+/** Pages through every device; `initial` shows progress (later refreshes run quietly). */
+async function loadAllDevices(initial: boolean): Promise<void> {
+  let n = 0;
+  try {
+    for await (const page of listDevices((url, init) => session.fetch(url, init))) {
+      for (const d of page) store.upsertSummary(d);
+      n += page.length;
+      if (initial) list.setProgress(`Loading devices… ${n}`, true);
+    }
+    if (initial) list.setProgress('', false);
+  } catch (err) {
+    if (initial) list.setProgress(n ? '' : 'Could not load devices.', false);
+    notices.show('devices', err instanceof Error ? err.message : String(err));
+  }
+}
+
+function buildShell(): void {
+  const header = document.createElement('header');
+  header.className = 'top';
+  header.innerHTML = `<h1>Telemetry Hub <span class="tenant"></span></h1><div class="controls"></div>`;
+  const controls = header.querySelector('.controls') as HTMLElement;
+  controls.append(
+    createModeSwitch(prefs.mode, (mode) => {
+      prefs.mode = mode;
+      persist();
+      everConnected = false;
+      void connect(mode);
+    }),
+    createWindowSelect(prefs.windowMs, (ms) => {
+      prefs.windowMs = ms;
+      store.setWindowMs(ms, hubNow());
+      persist();
+    }),
+    pill.root,
+  );
+  const main = document.createElement('main');
+  main.append(list.root, charts.root);
+  const app = document.getElementById('app') as HTMLElement;
+  app.replaceChildren(header, notices.root, main);
+}
+
+async function boot(): Promise<void> {
+  buildShell();
+  loop.add(() => list.flush(hubNow()));
+  loop.add(() => charts.flush(hubNow()));
+  loop.start();
+  installTestHook({
+    state: () => connection?.state ?? 'offline',
+    followed: () => [...interest.followed],
+    frameStats: () => loop.stats(),
+  });
+  for (const id of prefs.followed) toggleFollowOn(id);
+  list.setProgress('Signing in…', true);
+  try {
+    tenantId = (await session.credentials()).tenantId;
+  } catch (err) {
+    pill.set('offline', prefs.mode, 'sign-in required', false);
+    list.setProgress('', false);
+    const msg = err instanceof SignInRequiredError ? 'Sign-in required: no development token is available.' : `Sign-in failed: ${String(err)}`;
+    notices.show('auth', msg, true);
+    return;
+  }
+  (document.querySelector('.tenant') as HTMLElement).textContent = tenantId;
+  void connect(prefs.mode);
+  await loadAllDevices(true);
+  window.setInterval(() => void loadAllDevices(false), LIST_REFRESH_MS);
+}
+
+/** Restores a followed device from preferences (no toggle: it may not be in the list yet). */
+function toggleFollowOn(id: string): void {
+  if (!interest.followed.has(id)) toggleFollow(id);
+}
+
+void boot();

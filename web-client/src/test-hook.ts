@@ -1,0 +1,19 @@
+import type { ConnectionState } from './connection/live-connection';
+import type { FrameStats } from './ui/frame-loop';
+
+/** What browser tests may read: `window.__hub`. Kept tiny on purpose; it is not an API for anything else. */
+export interface HubTestHook {
+  state(): ConnectionState;
+  followed(): string[];
+  frameStats(): FrameStats;
+}
+
+declare global {
+  interface Window {
+    __hub?: HubTestHook;
+  }
+}
+
+export function installTestHook(hook: HubTestHook): void {
+  window.__hub = hook;
+}
