@@ -29,15 +29,11 @@ export const Errors = define({
   HTTP_AMBIGUOUS_ROUTE: [500, 'Ambiguous Route'],
   HTTP_INTERNAL: [500, 'Internal Server Error'],
   HOST_STOPPING: [503, 'Service Stopping'],
-  HEALTH_UNHEALTHY: [503, 'Service Unhealthy'],
   AUTH_UNAUTHENTICATED: [401, 'Unauthorized'],
   AUTH_FORBIDDEN: [403, 'Forbidden'],
   AUTH_INVALID_TOKEN: [401, 'Invalid Token'],
   RATE_LIMITED: [429, 'Too Many Requests'],
   DEVICES_BAD_CURSOR: [400, 'Bad Cursor'],
-  DEVICES_BAD_LIMIT: [400, 'Bad Limit'],
-  DEVICES_NOT_FOUND: [404, 'Device Not Found'],
-  HUB_UNKNOWN_CONNECTION: [404, 'Unknown Connection'],
   HUB_BAD_MESSAGE: [400, 'Bad Message'],
   HUB_GROUP_FORBIDDEN: [403, 'Group Forbidden'],
   MGMT_UNAUTHENTICATED: [401, 'Unauthorized'],
@@ -48,7 +44,6 @@ export const Errors = define({
   FUNC_UNKNOWN_CONNECTION: [404, 'Unknown Connection'],
   FUNC_UPSTREAM: [502, 'Upstream Error'],
   CONFIG_INVALID: [500, 'Invalid Configuration'],
-  HOST_START_FAILED: [500, 'Start Failed'],
 });
 
 export type ErrorKey = keyof typeof Errors;
