@@ -1,0 +1,46 @@
+import type { ReceivedEventData } from '@azure/event-hubs';
+import { describe, expect, it } from 'vitest';
+import { eventToRawReading } from '../../src/ingest/eventhubs/event-to-raw-reading.js';
+
+function event(parts: Partial<ReceivedEventData>): ReceivedEventData {
+  return { body: undefined, sequenceNumber: 0, offset: '0', enqueuedTimeUtc: new Date(), partitionKey: null, ...parts } as ReceivedEventData;
+}
+const text = (bytes: Uint8Array): string => Buffer.from(bytes).toString('utf8');
+
+describe('eventToRawReading', () => {
+  it('passes bytes through untouched', () => {
+    const bytes = Buffer.from('{"temperature":21.5}');
+    expect(eventToRawReading(event({ body: bytes })).payload).toBe(bytes);
+    const plain = new Uint8Array([123, 125]);
+    expect(eventToRawReading(event({ body: plain })).payload).toBe(plain);
+  });
+
+  it('serializes object and string bodies as UTF-8 JSON', () => {
+    expect(text(eventToRawReading(event({ body: { t: 'é' } })).payload)).toBe('{"t":"é"}');
+    expect(text(eventToRawReading(event({ body: 'plain' })).payload)).toBe('"plain"');
+  });
+
+  it('gives an empty payload for no body or one JSON cannot represent', () => {
+    expect(eventToRawReading(event({ body: undefined })).payload).toHaveLength(0);
+    expect(eventToRawReading(event({ body: { n: 1n } })).payload).toHaveLength(0);
+  });
+
+  it('takes tenant, device and traceparent from application properties', () => {
+    const raw = eventToRawReading(event({ body: Buffer.from('{}'), properties: { tenant_id: 'acme', deviceId: 'dev-1', traceparent: 'tp' } }));
+    expect(raw).toMatchObject({ tenantId: 'acme', deviceId: 'dev-1', traceparent: 'tp' });
+  });
+
+  it("prefers IoT Hub's authenticated device id over the application property", () => {
+    const raw = eventToRawReading(
+      event({ properties: { deviceId: 'claimed' }, systemProperties: { 'iothub-connection-device-id': 'authenticated' } }),
+    );
+    expect(raw.deviceId).toBe('authenticated');
+  });
+
+  it('ignores properties that are not strings and omits an absent traceparent', () => {
+    const raw = eventToRawReading(event({ properties: { tenant_id: 7, deviceId: ['x'] } }));
+    expect(raw.tenantId).toBeUndefined();
+    expect(raw.deviceId).toBeUndefined();
+    expect('traceparent' in raw).toBe(false);
+  });
+});
