@@ -7,6 +7,8 @@ import { RedisBackplane } from '../backplane/redis-backplane.js';
 import { DeviceRegistry } from '../hub/device-registry.js';
 import { Hub } from '../hub/hub.js';
 import { IngestionService } from '../ingest/ingestion-service.js';
+import { CheckpointStoreService } from '../ingest/eventhubs/checkpoint-store-service.js';
+import { EventHubsSource } from '../ingest/eventhubs/eventhubs-source.js';
 import { EmbeddedBroker } from '../ingest/mqtt/embedded-broker.js';
 import { MqttSource } from '../ingest/mqtt/mqtt-source.js';
 import { ReadingPipeline } from '../ingest/reading-pipeline.js';
@@ -21,7 +23,7 @@ export interface TelemetryServices {
   pipeline: ReadingPipeline;
   ingestion: IngestionService;
   broker: EmbeddedBroker | undefined;
-  /** In start order: backplane, broker, hub, ingestion, simulator. */
+  /** In start order: backplane, broker, hub, checkpoint store, ingestion, simulator. */
   services: HostedService[];
 }
 
@@ -46,7 +48,10 @@ export function createTelemetryServices(config: AppConfig, log: Logger, lifetime
   });
 
   const services: HostedService[] = [];
-  const broker = config.mqtt.url
+  // With Event Hubs configured the zero-config embedded broker stays off; MQTT runs only when a
+  // broker is configured explicitly.
+  const mqttEnabled = config.mqtt.url !== undefined || !partitioned;
+  const broker = config.mqtt.url || !mqttEnabled
     ? undefined
     : new EmbeddedBroker({ port: config.mqtt.embeddedPort, log: categoryLogger(log, config, 'Ingestion.Broker') });
   if (backplane) services.push(backplane);
@@ -58,19 +63,36 @@ export function createTelemetryServices(config: AppConfig, log: Logger, lifetime
     stop: async () => hub.closeAll('shutdown'),
   });
 
-  const sources: IngestionSource[] = [
-    new MqttSource({
-      url: () => config.mqtt.url ?? broker!.url,
-      clientId: config.mqtt.clientId,
-      qos: config.mqtt.qos,
-      protocolVersion: broker ? 4 : config.mqtt.protocolVersion,
-      log: categoryLogger(log, config, 'Ingestion.Mqtt'),
-    }),
-  ];
+  const sources: IngestionSource[] = [];
+  if (mqttEnabled) {
+    sources.push(
+      new MqttSource({
+        url: () => config.mqtt.url ?? broker!.url,
+        clientId: config.mqtt.clientId,
+        qos: config.mqtt.qos,
+        protocolVersion: broker ? 4 : config.mqtt.protocolVersion,
+        log: categoryLogger(log, config, 'Ingestion.Mqtt'),
+      }),
+    );
+  }
+  if (config.eventHubs.connectionString) {
+    const checkpoints = new CheckpointStoreService(config.redisUrl);
+    services.push(checkpoints);
+    sources.push(
+      new EventHubsSource({
+        connectionString: config.eventHubs.connectionString,
+        ...(config.eventHubs.name ? { eventHubName: config.eventHubs.name } : {}),
+        consumerGroup: config.eventHubs.consumerGroup,
+        checkpointStore: checkpoints.store,
+        logger: categoryLogger(log, config, 'Ingestion.EventHubs'),
+      }),
+    );
+  }
   const ingestion = new IngestionService({ sources, pipeline, lifetime, log: categoryLogger(log, config, 'Ingestion') });
   services.push(ingestion);
 
-  if (config.simulator.devices > 0) {
+  // The built-in simulator publishes over MQTT; with only Event Hubs, use `npm run simulate -- --eventhubs`.
+  if (config.simulator.devices > 0 && mqttEnabled) {
     services.push(
       new SimulatorService({
         brokerUrl: () => config.mqtt.url ?? broker!.url,
