@@ -9,7 +9,7 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  * A principal without `expiresAt` never fires; an expired one fires on the next macrotask. Timers
  * are unref'd: a pending expiry never keeps the process alive.
  */
-export function scheduleExpiry(principal: Principal, onExpire: () => void, now: () => number = Date.now): () => void {
+export function scheduleExpiry(principal: Pick<Principal, 'expiresAt'>, onExpire: () => void, now: () => number = Date.now): () => void {
   const { expiresAt } = principal;
   if (expiresAt === undefined) return () => undefined;
   let timer: NodeJS.Timeout | undefined;

@@ -224,3 +224,15 @@ describe('an unencodable message', () => {
     ]);
   });
 });
+
+describe('token expiry', () => {
+  it('closes a connection when its access token expires, with 1008 and a disconnected frame', async () => {
+    h = await startHarness();
+    const c = await raw(h, JSON_PROTOCOL, { userId: 'u', tenantId: 'demo', expiresInSeconds: 1 });
+    await c.next((f) => f['event'] === 'connected');
+    const closed = await c.closed;
+    expect(closed.code).toBe(1008);
+    expect(c.frames.at(-1)).toMatchObject({ type: 'system', event: 'disconnected' });
+    expect(h.hub.connectionCount).toBe(0);
+  });
+});

@@ -1,6 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { scheduleExpiry } from '../../security/schedule-expiry.js';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
 import type { Hub } from '../../hub/hub.js';
@@ -59,6 +60,8 @@ export class WebPubSubEndpoint {
   readonly #log: EndpointLog;
   readonly #wss: WebSocketServer;
   readonly #connections = new Map<string, WebPubSubConnection>();
+  /** Cancels each connection's token-expiry timer when it ends. */
+  readonly #expiry = new Map<string, () => void>();
   readonly #heartbeat: NodeJS.Timeout | undefined;
   #closing = false;
 
@@ -159,6 +162,14 @@ export class WebPubSubEndpoint {
     connection.open(ws, raw);
     this.#hub.addConnection(connection);
     for (const group of claims.groups) this.#hub.join(connection.id, group);
+    // Never left silently authorised: at the token's expiry the connection is closed with 1008,
+    // on which the official client negotiates a new URL (and token) and connects again.
+    this.#expiry.set(
+      connection.id,
+      scheduleExpiry({ expiresAt: claims.expiresAt * 1000 }, () => {
+        if (!this.#hub.closeConnection(connection.id, 'token-expired')) connection.close('token-expired');
+      }),
+    );
     this.#log.debug({ connectionId: connection.id, kind, userId: claims.userId }, 'webpubsub connected');
   }
 
@@ -224,6 +235,8 @@ export class WebPubSubEndpoint {
 
   #ended(connection: WebPubSubConnection): void {
     if (this.#connections.get(connection.id) === connection) this.#connections.delete(connection.id);
+    this.#expiry.get(connection.id)?.();
+    this.#expiry.delete(connection.id);
     this.#hub.removeConnection(connection.id);
     this.#log.debug({ connectionId: connection.id }, 'webpubsub connection ended');
   }
