@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { runWithTenant, tenantFromHeaders } from '../security/tenant-context.js';
 import { Errors } from '../host/errors.js';
 import { categoryLogger } from '../host/logging.js';
 import type { EndpointGroup } from '../host/pipeline/endpoint-builder.js';
@@ -59,14 +60,18 @@ function mapClientHub(routes: EndpointGroup, endpoint: WebPubSubEndpoint, auth: 
 /** `/api/hubs/…` and `/api/health`, every method: the handler answers 404/405 itself, as the service does. */
 function mapManagementApi(routes: EndpointGroup, management: ManagementHandler): void {
   const handler = async ({ http }: InvocationContext) => {
-    const response = await management({
-      method: http.method,
-      // The token's audience is the URL as sent, before any path-base stripping.
-      url: http.raw.url ?? http.originalPath,
-      headers: http.headers,
-      body: http.body,
-      traceId: http.traceId,
-    });
+    // A caller's tenant arrives as a header (the functions send it); resolve it again here.
+    const tenant = tenantFromHeaders(http.headers);
+    const call = () =>
+      management({
+        method: http.method,
+        // The token's audience is the URL as sent, before any path-base stripping.
+        url: http.raw.url ?? http.originalPath,
+        headers: http.headers,
+        body: http.body,
+        traceId: http.traceId,
+      });
+    const response = tenant ? await runWithTenant(tenant, call) : await call();
     const headers = { ...response.headers };
     return response.body === undefined ? Results.status(response.status, headers) : Results.bytes(response.body, headers, response.status);
   };

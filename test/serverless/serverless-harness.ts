@@ -18,6 +18,8 @@ export interface ServerlessApp {
   readonly accessKey: string;
   /** Raw sockets of every WebSocket upgrade, in arrival order (to cut them as a network failure would). */
   readonly upgrades: Duplex[];
+  /** The `tenant_id` header of every management API request the host received. */
+  readonly managementTenants: (string | undefined)[];
   readonly device: MqttClient;
   /** Publishes one reading as a device would, over MQTT to the embedded broker. */
   publish(tenantId: string, deviceId: string, data: Record<string, unknown>): Promise<void>;
@@ -27,9 +29,11 @@ export interface ServerlessApp {
 /** The whole app (serverless endpoints included), a fast throttle, and a connected MQTT device. */
 export async function startServerlessApp(): Promise<ServerlessApp> {
   const upgrades: Duplex[] = [];
+  const managementTenants: (string | undefined)[] = [];
   const running = await startApp(['--Throttle:MaxPerSecondPerDevice=1000'], (app) => {
     app.web.use((ctx, next) => {
       if (ctx.upgrade !== undefined) upgrades.push(ctx.upgrade.socket);
+      if (ctx.path.startsWith('/api/hubs/')) managementTenants.push(ctx.headers['tenant_id'] as string | undefined);
       return next();
     });
   });
@@ -40,6 +44,7 @@ export async function startServerlessApp(): Promise<ServerlessApp> {
     url: running.url,
     accessKey: running.app.config.hub.accessKey,
     upgrades,
+    managementTenants,
     device,
     async publish(tenantId, deviceId, data) {
       await device.publishAsync(`tenants/${tenantId}/devices/${deviceId}/telemetry`, JSON.stringify(data), { qos: 1 });

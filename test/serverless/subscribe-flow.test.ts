@@ -44,6 +44,15 @@ describe('serverless flow: negotiate → connect → POST /api/subscribe → rea
     ]);
   });
 
+  it("carries the caller's tenant to the management API in the tenant_id header", async () => {
+    const c = await connect('t7');
+    hub.managementTenants.length = 0;
+    const res = await subscribe(hub.url, await userToken('t7'), { connectionId: c.connectionId, deviceId: 'hop' });
+    expect(res.status).toBe(204);
+    expect(hub.managementTenants.length).toBeGreaterThanOrEqual(2);
+    expect(new Set(hub.managementTenants)).toEqual(new Set(['t7']));
+  });
+
   it('accepts the own tenant named explicitly', async () => {
     const c = await connect('t1');
     const res = await subscribe(hub.url, await userToken('t1'), { connectionId: c.connectionId, deviceId: 'named', tenantId: 't1' });

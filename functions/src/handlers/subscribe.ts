@@ -1,4 +1,5 @@
 import type { WebPubSubServiceClient } from '@azure/web-pubsub';
+import { TENANT_HEADER } from '../../../src/security/tenant-context.js';
 import { deviceGroup } from '../../../src/protocol/reading.js';
 import { canAccessDevice } from '../../../src/security/authorization.js';
 import type { JwtVerifier } from '../../../src/security/jwt-bearer.js';
@@ -35,8 +36,11 @@ export async function handleSubscribe(req: FunctionRequest, deps: SubscribeDeps)
   const unknown = () => problemResponse(req, 'FUNC_UNKNOWN_CONNECTION', `Connection '${connectionId}' does not exist.`);
   try {
     // HEAD first: a clear 404 for an unknown connection, whatever the add call reports for one.
-    if (!(await deps.service.connectionExists(connectionId))) return unknown();
-    await deps.service.group(deviceGroup(tenantId, deviceId)).addConnection(connectionId);
+    // The tenant travels with the outbound calls (header tenant_id), so the service side can
+    // resolve it again and log it (spec: tenant context across hops).
+    const options = { requestOptions: { customHeaders: { [TENANT_HEADER]: tenantId } } };
+    if (!(await deps.service.connectionExists(connectionId, options))) return unknown();
+    await deps.service.group(deviceGroup(tenantId, deviceId)).addConnection(connectionId, options);
   } catch (err) {
     const failure = describeUpstreamFailure(err);
     // The connection closed between the two calls.
