@@ -1,16 +1,8 @@
 import { expect } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 
-export interface Problem {
-  type: string;
-  title: string;
-  status: number;
-  detail: string;
-  instance: string;
-  traceId: string;
-  code: string;
-  [extension: string]: unknown;
-}
+export type { ProblemDetails as Problem } from '../../../src/host/problem.js';
+import type { ProblemDetails as Problem } from '../../../src/host/problem.js';
 
 /** Asserts an RFC 9457 problem+json answer with every member the contract names; returns the body. */
 export function expectProblem(res: LightMyRequestResponse, status: number, code: string, instance?: string): Problem {
