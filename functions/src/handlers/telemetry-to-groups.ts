@@ -1,0 +1,139 @@
+import type { WebPubSubServiceClient } from '@azure/web-pubsub';
+import { emptyDropCounts, type DropReason } from '../../../src/ingest/drop-reason.js';
+import type { RawReading } from '../../../src/ingest/source.js';
+import { validateReading } from '../../../src/ingest/validate-reading.js';
+import { deviceGroup, toWireReading, type WireReading } from '../../../src/protocol/reading.js';
+import { describeUpstreamFailure } from './upstream-failure.js';
+
+/** IoT Hub's built-in endpoint stamps the authenticated device on every message under this name. */
+const IOT_HUB_DEVICE_ID = 'iothub-connection-device-id';
+
+/** One event of a trigger batch, as the adapter takes it from the binding. */
+export interface TelemetryEvent {
+  /** The body as the binding hands it over: bytes, text that was not JSON, or an already-parsed JSON value. */
+  readonly body: unknown;
+  /** Service-assigned properties (IoT Hub: `iothub-connection-device-id`). */
+  readonly systemProperties: Readonly<Record<string, unknown>>;
+  /** Application properties: `tenant_id`, `deviceId`. */
+  readonly properties: Readonly<Record<string, unknown>>;
+  /** The event's sequence number in its partition, when the binding gave one. */
+  readonly sequenceNumber: number | undefined;
+}
+
+export interface TelemetryToGroupsDeps {
+  /** The Web PubSub data-plane client (Azure Web PubSub, or the hub's compatible management API). */
+  readonly service: Pick<WebPubSubServiceClient, 'group'>;
+  /** Wall clock: `receivedAt`, and `ts` when the device sent none. */
+  readonly now: () => number;
+  readonly log: { warn(obj: object, msg: string): void };
+  /** Devices sent to at once; one device's readings always go one after another. Default 16. */
+  readonly concurrency?: number;
+}
+
+export interface BatchOutcome {
+  readonly received: number;
+  /** Readings the management API accepted. */
+  readonly sent: number;
+  /** Readings that failed validation, by reason (the hub's reasons). */
+  readonly dropped: Record<DropReason, number>;
+  /** Valid readings the management API refused or never answered for. */
+  readonly failed: number;
+}
+
+/** Every send of a non-empty batch failed: the function reports a failure so the runtime's retry policy can redo it. */
+export class TelemetryDeliveryError extends Error {
+  constructor(readonly failed: number) {
+    super(`none of ${failed} readings reached the real-time service`);
+    this.name = 'TelemetryDeliveryError';
+  }
+}
+
+/**
+ * The Event Hubs-triggered path to device groups: validates each event with the hub's own rules and
+ * sends EVERY valid reading of the batch to `device:{tenant}:{device}` through the management API, a
+ * device's readings in event order. A bad event is counted and skipped; it never costs the rest of the
+ * batch. There is no per-device throttle here, and `seq` is the event's partition sequence number
+ * (functions/README.md). Throws TelemetryDeliveryError only when valid readings existed and none went out.
+ */
+export async function handleTelemetryBatch(events: readonly TelemetryEvent[], deps: TelemetryToGroupsDeps): Promise<BatchOutcome> {
+  const dropped = emptyDropCounts();
+  const lanes = new Map<string, WireReading[]>();
+  for (const event of events) {
+    const result = validateReading(toRawReading(event), deps.now());
+    if (!result.ok) {
+      dropped[result.reason]++;
+      continue;
+    }
+    const reading = toWireReading({ ...result.value, seq: event.sequenceNumber ?? 0 });
+    const group = deviceGroup(reading.tenantId, reading.deviceId);
+    const lane = lanes.get(group);
+    if (lane) lane.push(reading);
+    else lanes.set(group, [reading]);
+  }
+
+  let sent = 0;
+  let failed = 0;
+  let firstFailure: unknown;
+  const queue = [...lanes];
+  const worker = async (): Promise<void> => {
+    for (let next = queue.shift(); next; next = queue.shift()) {
+      const [group, readings] = next;
+      const client = deps.service.group(group);
+      for (const reading of readings) {
+        try {
+          await client.sendToAll(reading);
+          sent++;
+        } catch (err) {
+          failed++;
+          firstFailure ??= err;
+        }
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(deps.concurrency ?? 16, queue.length) }, worker));
+
+  const badEvents = events.length - sent - failed;
+  if (badEvents > 0) deps.log.warn({ dropped: nonZero(dropped), received: events.length }, 'telemetry batch: readings dropped');
+  if (failed > 0) {
+    deps.log.warn({ upstream: describeUpstreamFailure(firstFailure), failed, sent }, 'telemetry batch: management api failed');
+    if (sent === 0) throw new TelemetryDeliveryError(failed);
+  }
+  return { received: events.length, sent, dropped, failed };
+}
+
+/** What the hub's validation takes (contract "Device ingestion", Event Hubs). */
+export function toRawReading(event: TelemetryEvent): RawReading {
+  const raw: RawReading = {
+    tenantId: stringOrUndefined(event.properties['tenant_id']),
+    deviceId: stringOrUndefined(event.systemProperties[IOT_HUB_DEVICE_ID]) ?? stringOrUndefined(event.properties['deviceId']),
+    payload: toBytes(event.body),
+  };
+  const traceparent = stringOrUndefined(event.properties['traceparent']);
+  if (traceparent !== undefined) raw.traceparent = traceparent;
+  return raw;
+}
+
+/**
+ * The Node worker hands a JSON body over already parsed, other text as a string, and bytes (binary
+ * data type) as a Buffer. Parsed values are serialized again so the hub's checks (size, object,
+ * depth, `ts`) apply to the same JSON; text that was not JSON stays as it was and fails as bad JSON.
+ */
+function toBytes(body: unknown): Uint8Array {
+  if (body instanceof Uint8Array) return body;
+  if (typeof body === 'string') return Buffer.from(body, 'utf8');
+  if (body === undefined) return new Uint8Array(0);
+  try {
+    return Buffer.from(JSON.stringify(body) ?? '', 'utf8');
+  } catch {
+    // BigInt or a cycle: nothing a device could have sent as JSON; the check rejects the empty body.
+    return new Uint8Array(0);
+  }
+}
+
+function stringOrUndefined(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+function nonZero(counts: Record<DropReason, number>): Partial<Record<DropReason, number>> {
+  return Object.fromEntries(Object.entries(counts).filter(([, n]) => n > 0));
+}

@@ -1,0 +1,255 @@
+import { createRequire } from 'node:module';
+import type { EventHubFunctionOptions, EventHubHandler, InvocationContext as Context, LogLevel } from '@azure/functions';
+import type { WebPubSubServiceClient } from '@azure/web-pubsub';
+import type { Socket } from 'socket.io-client';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { connectTelemetry, eventually, startApp, userToken, type RunningApp } from '../../test/support/app-harness.js';
+import { eventsOfBatch } from '../src/azure/event-hub-batch.js';
+import { handleTelemetryBatch, TelemetryDeliveryError, type TelemetryEvent } from '../src/handlers/telemetry-to-groups.js';
+
+// The package is CommonJS whose classes Node's ESM named-export detection misses.
+const functions = createRequire(import.meta.url)('@azure/functions') as typeof import('@azure/functions');
+
+type WireReading = { tenantId: string; deviceId: string; seq: number; ts: number; receivedAt: number; data: Record<string, unknown> };
+
+/** One event as the Node worker hands it over: body, and its entries of the trigger metadata arrays. */
+interface BindingEvent {
+  body: unknown;
+  properties?: Record<string, unknown>;
+  systemProperties?: Record<string, unknown>;
+}
+
+const SETTINGS = ['WebPubSubConnectionString', 'WebPubSubHub'];
+const saved = new Map(SETTINGS.map((k) => [k, process.env[k]]));
+
+let hub: RunningApp;
+let handler: EventHubHandler;
+let registered: EventHubFunctionOptions | undefined;
+const sockets: Socket[] = [];
+
+function configure(accessKey: string): void {
+  process.env['WebPubSubConnectionString'] = `Endpoint=${hub.url};AccessKey=${accessKey};Version=1.0;`;
+  process.env['WebPubSubHub'] = 'telemetry';
+}
+
+beforeAll(async () => {
+  hub = await startApp();
+  configure(hub.app.config.hub.accessKey);
+  // Capture what the function file registers, then let the real registration run.
+  const eventHub = functions.app.eventHub.bind(functions.app);
+  vi.spyOn(functions.app, 'eventHub').mockImplementation((name, options) => {
+    if (name === 'telemetryToGroups') registered = options as EventHubFunctionOptions;
+    eventHub(name, options);
+  });
+  handler = (await import('../src/functions/telemetry-to-groups.js')).telemetryToGroups;
+});
+afterEach(() => {
+  for (const s of sockets.splice(0)) s.close();
+  configure(hub.app.config.hub.accessKey);
+});
+afterAll(async () => {
+  for (const [k, v] of saved) {
+    if (v === undefined) delete process.env[k];
+    else process.env[k] = v;
+  }
+  await hub?.stop();
+});
+
+let sequenceNumber = 1000;
+
+/**
+ * Invokes the registered handler as the worker does for `cardinality: 'many'`: the bodies, and the
+ * per-event metadata as parallel arrays in triggerMetadata (keys first-letter-lowercased, as the
+ * worker does). Returns the handler's result and the warnings it logged.
+ */
+async function invoke(events: BindingEvent[]): Promise<{ warnings: unknown[][] }> {
+  const warnings: unknown[][] = [];
+  const numbers = events.map(() => sequenceNumber++);
+  const context = new functions.InvocationContext({
+    functionName: 'telemetryToGroups',
+    invocationId: 'inv-eh',
+    logHandler: (level: LogLevel, ...args: unknown[]) => void (level === 'warning' && warnings.push(args)),
+    triggerMetadata: {
+      partitionContext: { eventHubName: 'telemetry', consumerGroup: 'telemetry-functions', partitionId: '0' },
+      sequenceNumberArray: numbers,
+      propertiesArray: events.map((e) => e.properties ?? {}),
+      systemPropertiesArray: events.map((e, i) => ({ sequenceNumber: numbers[i], offset: String(numbers[i]! * 100), ...e.systemProperties })),
+    },
+  });
+  await handler(events.map((e) => e.body), context as Context);
+  return { warnings };
+}
+
+function reading(tenantId: string, deviceId: string, data: unknown): BindingEvent {
+  return { body: data, properties: { tenant_id: tenantId, deviceId } };
+}
+
+async function subscriber(tenant: string, deviceIds: string[]): Promise<{ of(d: string): WireReading[]; all: WireReading[] }> {
+  const socket = await connectTelemetry(hub.url, await userToken(tenant));
+  sockets.push(socket);
+  const all: WireReading[] = [];
+  socket.on('reading', (r: WireReading) => all.push(r));
+  for (const deviceId of deviceIds) expect(await socket.emitWithAck('subscribe', { deviceId })).toMatchObject({ ok: true });
+  return { all, of: (d) => all.filter((r) => r.deviceId === d) };
+}
+
+describe('telemetryToGroups (functions/src/functions/telemetry-to-groups.ts)', () => {
+  it('is registered as an Event Hubs trigger taking batches', () => {
+    expect(registered).toMatchObject({
+      connection: 'EventHubConnection',
+      eventHubName: '%EventHubName%',
+      consumerGroup: '%EventHubConsumerGroup%',
+      cardinality: 'many',
+    });
+    expect(registered!.handler).toBe(handler);
+  });
+
+  it('sends every valid reading of a mixed batch to its group through the management API; bad events are counted and skipped', async () => {
+    const socketio = await subscriber('fn', ['dev-1', 'dev-2', 'iot-7']);
+    // The official Web PubSub client, joined to one device group on the same hub.
+    const { WebPubSubClient } = await import('@azure/web-pubsub-client');
+    const negotiated = await fetch(`${hub.url}/api/negotiate`, { method: 'POST', headers: { authorization: `Bearer ${await userToken('fn')}` } });
+    const wps = new WebPubSubClient(((await negotiated.json()) as { url: string }).url);
+    const wpsReadings: WireReading[] = [];
+    wps.on('group-message', (e) => wpsReadings.push(e.message.data as WireReading));
+    await wps.start();
+    try {
+      await wps.joinGroup('device:fn:dev-2');
+      const other = await subscriber('other', ['dev-1']);
+
+      const batch: BindingEvent[] = [];
+      const bad: BindingEvent[] = [
+        { body: { v: 1 }, properties: { deviceId: 'dev-1' } }, // no tenant
+        reading('fn', '../dev', { v: 1 }), // bad device id
+        reading('fn', 'dev-1', 'not json, the worker passes it on as text'),
+        reading('fn', 'dev-1', [1, 2, 3]), // not an object
+        reading('fn', 'dev-1', { blob: 'x'.repeat(17 * 1024) }), // too large
+        reading('fn', 'dev-1', JSON.parse(`${'{"a":'.repeat(40)}1${'}'.repeat(40)}`)), // too deep
+        reading('fn', 'dev-1', { ts: 'yesterday', v: 1 }), // bad ts
+        reading('fn', 'dev-1', Buffer.from([0x7b, 0xff, 0x7d])), // bad UTF-8 bytes
+      ];
+      // 30 readings of dev-1 in one batch: far beyond the hub's throttle of 5/s, and all of them arrive.
+      for (let n = 0; n < 30; n++) {
+        batch.push(reading('fn', 'dev-1', { n, temperature: 20 + n / 10 }));
+        if (n % 3 === 0) batch.push(reading('fn', 'dev-2', { n }));
+        if (n % 4 === 0 && bad.length > 0) batch.push(bad.shift()!);
+      }
+      // IoT Hub: the device id is the service's system property, the body raw bytes, ts ISO 8601.
+      batch.push({
+        body: Buffer.from('{"ts":"2026-11-22T10:00:00Z","temperature":7}'),
+        properties: { tenant_id: 'fn', deviceId: 'spoofed' },
+        systemProperties: { 'iothub-connection-device-id': 'iot-7', 'iothub-enqueuedtime': '2026-11-22T10:00:01Z' },
+      });
+      batch.push(reading('other', 'dev-1', { n: 99 }));
+      const first = sequenceNumber;
+      const { warnings } = await invoke(batch);
+
+      const expectedDev1 = Array.from({ length: 30 }, (_, n) => n);
+      await eventually(() => socketio.of('dev-1').length === 30 && socketio.of('dev-2').length === 10 && socketio.of('iot-7').length === 1, 5000, 'every good reading');
+      await eventually(() => wpsReadings.length === 10 && other.all.length === 1, 5000, 'web pubsub and other-tenant readings');
+      expect(socketio.of('dev-1').map((r) => r.data['n'])).toEqual(expectedDev1);
+      expect(socketio.of('dev-1')[5]).toMatchObject({ tenantId: 'fn', deviceId: 'dev-1', data: { n: 5, temperature: 20.5 } });
+      expect(Object.keys(socketio.of('dev-1')[0]!).sort()).toEqual(['data', 'deviceId', 'receivedAt', 'seq', 'tenantId', 'ts']);
+      expect(socketio.of('iot-7')[0]).toMatchObject({ tenantId: 'fn', deviceId: 'iot-7', ts: Date.parse('2026-11-22T10:00:00Z'), data: { temperature: 7 } });
+      expect(wpsReadings.map((r) => r.data['n'])).toEqual(socketio.of('dev-2').map((r) => r.data['n']));
+      expect(wpsReadings).toEqual(socketio.of('dev-2'));
+      expect(other.all[0]).toMatchObject({ tenantId: 'other', deviceId: 'dev-1', data: { n: 99 } });
+      // seq is the event's sequence number in its partition: increasing per device, with gaps.
+      const seqs = socketio.of('dev-1').map((r) => r.seq);
+      expect(seqs[0]).toBeGreaterThanOrEqual(first);
+      for (let i = 1; i < seqs.length; i++) expect(seqs[i]).toBeGreaterThan(seqs[i - 1]!);
+      expect(socketio.all.some((r) => r.deviceId === 'spoofed')).toBe(false);
+
+      const dropped = warnings.find((w) => w[0] === 'telemetry batch: readings dropped')?.[1];
+      expect(dropped).toEqual({
+        received: batch.length,
+        dropped: { bad_tenant_id: 1, bad_device_id: 1, bad_json: 1, not_object: 1, too_large: 1, too_deep: 1, bad_ts: 1, bad_utf8: 1 },
+      });
+    } finally {
+      wps.stop();
+    }
+  });
+
+  it('a batch with nothing valid sends nothing and completes', async () => {
+    const { warnings } = await invoke([reading('fn', '', { v: 1 }), { body: undefined, properties: { tenant_id: 'fn', deviceId: 'd' } }]);
+    expect(warnings.map((w) => w[0])).toEqual(['telemetry batch: readings dropped']);
+  });
+
+  it('when the management API takes none of the readings, the invocation fails (so the retry policy redoes it) without its detail', async () => {
+    configure(`${hub.app.config.hub.accessKey}-wrong`);
+    const failure = invoke([reading('fn', 'dev-1', { v: 1 })]);
+    await expect(failure).rejects.toBeInstanceOf(TelemetryDeliveryError);
+    await expect(failure).rejects.toThrow('none of 1 readings reached the real-time service');
+  });
+
+  it('a missing setting fails the invocation with a generic message', async () => {
+    delete process.env['WebPubSubHub'];
+    await expect(invoke([reading('fn', 'dev-1', { v: 1 })])).rejects.toThrow('the function app is not configured; see its log');
+  });
+});
+
+describe('handleTelemetryBatch', () => {
+  const event = (deviceId: string, n: number, sequenceNumber?: number): TelemetryEvent => ({
+    body: { n },
+    properties: { tenant_id: 't', deviceId },
+    systemProperties: {},
+    sequenceNumber,
+  });
+
+  /** A fake management API: records sends per group after a random delay; sends to `failing` reject. */
+  function fakeService(failing: string[] = []) {
+    const sent = new Map<string, WireReading[]>();
+    const service = {
+      group: (group: string) => ({
+        sendToAll: async (reading: WireReading) => {
+          await new Promise((r) => setTimeout(r, Math.random() * 5));
+          if (failing.includes(group)) throw Object.assign(new Error('Service unavailable, Bearer secret'), { statusCode: 503 });
+          sent.set(group, [...(sent.get(group) ?? []), reading]);
+        },
+      }),
+    } as unknown as Pick<WebPubSubServiceClient, 'group'>;
+    return { service, sent };
+  }
+
+  it('keeps each device in event order while sending devices concurrently; one failing device costs only its own readings', async () => {
+    const { service, sent } = fakeService(['device:t:flaky']);
+    const warnings: [object, string][] = [];
+    const events = Array.from({ length: 60 }, (_, i) => event(['a', 'b', 'c', 'flaky'][i % 4]!, i, i));
+    const outcome = await handleTelemetryBatch(events, { service, now: () => 1_000, log: { warn: (o, m) => warnings.push([o, m]) }, concurrency: 2 });
+    expect(outcome).toMatchObject({ received: 60, sent: 45, failed: 15 });
+    for (const d of ['a', 'b', 'c']) {
+      const got = sent.get(`device:t:${d}`)!;
+      expect(got.map((r) => r.data['n'])).toEqual(events.filter((e) => e.properties['deviceId'] === d).map((e) => (e.body as { n: number }).n));
+      expect(got.map((r) => r.seq)).toEqual(got.map((r) => r.data['n']));
+      expect(got[0]).toMatchObject({ ts: 1_000, receivedAt: 1_000 });
+    }
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]![1]).toBe('telemetry batch: management api failed');
+    expect(warnings[0]![0]).toMatchObject({ failed: 15, sent: 45, upstream: { statusCode: 503 } });
+  });
+
+  it('seq is 0 when the binding gave no sequence number', async () => {
+    const { service, sent } = fakeService();
+    await handleTelemetryBatch([event('a', 1)], { service, now: () => 5, log: { warn: () => {} } });
+    expect(sent.get('device:t:a')![0]!.seq).toBe(0);
+  });
+});
+
+describe('eventsOfBatch', () => {
+  it('pairs bodies with the metadata arrays, sequence numbers as numbers or strings', () => {
+    const events = eventsOfBatch(['{', { a: 1 }], {
+      propertiesArray: [{ tenant_id: 't' }, { tenant_id: 'u', deviceId: 'd' }],
+      systemPropertiesArray: [{ 'iothub-connection-device-id': 'iot', 'x-opt-sequence-number': 7 }, { sequenceNumber: '8' }],
+    });
+    expect(events).toEqual([
+      { body: '{', properties: { tenant_id: 't' }, systemProperties: { 'iothub-connection-device-id': 'iot', 'x-opt-sequence-number': 7 }, sequenceNumber: 7 },
+      { body: { a: 1 }, properties: { tenant_id: 'u', deviceId: 'd' }, systemProperties: { sequenceNumber: '8' }, sequenceNumber: 8 },
+    ]);
+  });
+
+  it('takes a single message (cardinality one) as a batch of one', () => {
+    expect(eventsOfBatch({ a: 1 }, { properties: { tenant_id: 't' }, systemProperties: {}, sequenceNumber: 3 })).toEqual([
+      { body: { a: 1 }, properties: { tenant_id: 't' }, systemProperties: {}, sequenceNumber: 3 },
+    ]);
+  });
+});

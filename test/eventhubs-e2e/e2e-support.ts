@@ -1,0 +1,111 @@
+import { randomBytes } from 'node:crypto';
+import type { Socket } from 'socket.io-client';
+import { Redis } from 'ioredis';
+import { connectTelemetry, startApp, userToken, type RunningApp } from '../support/app-harness.js';
+import { start, type EventHubsPeer } from '../support/eventhubs-peer/eventhubs-peer.js';
+
+export const REDIS_URL = 'redis://127.0.0.1:6379';
+
+export type WireReading = { tenantId: string; deviceId: string; seq: number; ts: number; receivedAt: number; data: Record<string, unknown> };
+
+/** A name unique to this run: hub names end up in checkpoint keys and backplane channels. */
+export function uniqueName(prefix: string): string {
+  return `${prefix}${randomBytes(5).toString('hex')}`;
+}
+
+/**
+ * A peer whose hub name is unique to this run. Checkpoint keys are
+ * `telemetry-hub:eventhubs:{namespace}/{hub}/{consumer group}:{ownership|checkpoints}`, so a unique hub
+ * name keeps runs (and parallel test files) apart in a shared Redis without a prefix setting.
+ */
+export function startPeer(partitionCount: number): Promise<EventHubsPeer> {
+  return start({ hubName: uniqueName('e2e'), partitionCount });
+}
+
+/** The peer's hub name (the connection string's EntityPath). */
+export function hubNameOf(peer: EventHubsPeer): string {
+  return /EntityPath=([^;]+)/.exec(peer.connectionString)![1]!;
+}
+
+/** The Redis hash keys the app's checkpoint store uses for this peer (default prefix, `$Default` group). */
+export function checkpointKeys(peer: EventHubsPeer): { ownership: string; checkpoints: string } {
+  const scope = `telemetry-hub:eventhubs:127.0.0.1/${hubNameOf(peer)}/$default`;
+  return { ownership: `${scope}:ownership`, checkpoints: `${scope}:checkpoints` };
+}
+
+/** The whole app reading the peer; `extra` are more `--Section:Key=value` overrides. */
+export function startHub(peer: EventHubsPeer, extra: string[] = []): Promise<RunningApp> {
+  return startApp([`--ConnectionStrings:eventhubs=${peer.connectionString}`, ...extra]);
+}
+
+/** The owner id the app's Event Hubs client claims partitions under (logged once it connected). */
+export function ownerIdOf(hub: RunningApp): string | undefined {
+  const line = hub.logs.find((l) => l['msg'] === 'eventhubs connected');
+  return line?.['ownerId'] as string | undefined;
+}
+
+/**
+ * Appends `count` readings per device to the partition the device's key hashes to, as a producer
+ * using the device id as partition key would. Payload `{ n, temperature }`, n counting per device
+ * from `from`.
+ */
+export function injectReadings(peer: EventHubsPeer, tenantId: string, deviceIds: string[], from: number, count: number): void {
+  for (let n = from; n < from + count; n++) {
+    for (const deviceId of deviceIds) {
+      peer.injectEvent(peer.partitionFor(deviceId), Buffer.from(JSON.stringify({ n, temperature: 20 + n / 10 })), {
+        properties: { tenant_id: tenantId, deviceId },
+        partitionKey: deviceId,
+      });
+    }
+  }
+}
+
+/** A socket.io client subscribed to `deviceIds` of its tenant, collecting readings in arrival order. */
+export interface Subscriber {
+  socket: Socket;
+  readings: WireReading[];
+  of(deviceId: string): WireReading[];
+}
+
+export async function subscribe(hub: RunningApp, tenantId: string, deviceIds: string[]): Promise<Subscriber> {
+  const socket = await connectTelemetry(hub.url, await userToken(tenantId));
+  const readings: WireReading[] = [];
+  socket.on('reading', (r: WireReading) => readings.push(r));
+  for (const deviceId of deviceIds) {
+    const ack = (await socket.emitWithAck('subscribe', { deviceId })) as { ok: boolean };
+    if (!ack.ok) throw new Error(`subscribe ${deviceId} refused: ${JSON.stringify(ack)}`);
+  }
+  return { socket, readings, of: (deviceId) => readings.filter((r) => r.deviceId === deviceId) };
+}
+
+/** A Redis client for inspecting and deleting a run's checkpoint keys; fails fast. */
+export async function inspectRedis(): Promise<Redis> {
+  const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 1000, retryStrategy: () => null });
+  redis.on('error', () => {});
+  await redis.connect();
+  return redis;
+}
+
+/** Sum over partitions of (checkpointed sequence number + 1): the events the checkpoints cover. */
+export async function checkpointedEvents(redis: Redis, peer: EventHubsPeer): Promise<number> {
+  const entries = await redis.hgetall(checkpointKeys(peer).checkpoints);
+  return Object.values(entries).reduce((sum, json) => sum + (JSON.parse(json) as { sequenceNumber: number }).sequenceNumber + 1, 0);
+}
+
+/** Partition id → owner id, as stored (an empty owner id is an abandoned partition). */
+export async function ownership(redis: Redis, peer: EventHubsPeer): Promise<Map<string, string>> {
+  const entries = await redis.hgetall(checkpointKeys(peer).ownership);
+  return new Map(Object.values(entries).map((json) => {
+    const o = JSON.parse(json) as { partitionId: string; ownerId: string };
+    return [o.partitionId, o.ownerId];
+  }));
+}
+
+export async function deleteCheckpointKeys(redis: Redis, peer: EventHubsPeer): Promise<void> {
+  const { ownership: o, checkpoints: c } = checkpointKeys(peer);
+  await redis.del(o, c);
+}
+
+export function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

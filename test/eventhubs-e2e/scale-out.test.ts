@@ -1,0 +1,98 @@
+import type { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually, type RunningApp } from '../support/app-harness.js';
+import type { EventHubsPeer } from '../support/eventhubs-peer/eventhubs-peer.js';
+import { requireService } from '../support/services.js';
+import {
+  deleteCheckpointKeys,
+  delay,
+  injectReadings,
+  inspectRedis,
+  ownerIdOf,
+  ownership,
+  REDIS_URL,
+  startHub,
+  startPeer,
+  subscribe,
+  uniqueName,
+  type Subscriber,
+} from './e2e-support.js';
+
+const PARTITIONS = 2;
+const TENANT = 'ehscale';
+const DEVICES = ['dev-a', 'dev-b', 'dev-c', 'dev-d', 'dev-e', 'dev-f'];
+const PER_DEVICE = 12;
+
+const hasRedis = await requireService('Redis', 6379);
+
+describe.skipIf(!hasRedis)('Event Hubs end to end: two hub instances share the partitions', () => {
+  let peer: EventHubsPeer;
+  let redis: Redis;
+  const hubs: RunningApp[] = [];
+  let subscriber: Subscriber | undefined;
+  const args = [`--ConnectionStrings:redis=${REDIS_URL}`, `--Hub:Name=${uniqueName('e2e_')}`, '--Throttle:MaxPerSecondPerDevice=1000'];
+
+  beforeAll(async () => {
+    peer = await startPeer(PARTITIONS);
+    redis = await inspectRedis();
+  });
+  afterAll(async () => {
+    subscriber?.socket.close();
+    for (const hub of hubs) await hub.stop();
+    await peer?.close();
+    if (redis) {
+      await deleteCheckpointKeys(redis, peer);
+      redis.disconnect();
+    }
+  });
+
+  it('each partition is read by one instance, every event is accepted once overall, and B relays what A reads', async () => {
+    expect(new Set(DEVICES.map((d) => peer.partitionFor(d))).size).toBe(PARTITIONS);
+    // Started together, each claims one partition in its first load-balancing loop; if both pick the
+    // same one, the loser claims the other in its next loop (10 s, the SDK default).
+    const [a, b] = await Promise.all([startHub(peer, args), startHub(peer, args)]);
+    hubs.push(a, b);
+    await eventually(() => ownerIdOf(a) !== undefined && ownerIdOf(b) !== undefined, 10_000, 'both instances connected');
+    const ids = { a: ownerIdOf(a)!, b: ownerIdOf(b)! };
+    let owners = new Map<string, string>();
+    let stablePolls = 0;
+    const deadline = Date.now() + 25_000;
+    while (stablePolls < 4) {
+      if (Date.now() > deadline) throw new Error(`partitions not balanced: ${JSON.stringify([...owners])}, readers ${JSON.stringify(peer.openReceivers())}`);
+      owners = await ownership(redis, peer);
+      const readers = peer.openReceivers();
+      const balanced =
+        owners.size === PARTITIONS &&
+        [...owners.values()].sort().join() === [ids.a, ids.b].sort().join() &&
+        readers.length === PARTITIONS &&
+        [...owners].every(([p, o]) => readers.filter((r) => r.partitionId === p && r.receiverName === o).length === 1);
+      stablePolls = balanced ? stablePolls + 1 : 0;
+      await delay(100);
+    }
+    const ownerOf = (deviceId: string): 'a' | 'b' => (owners.get(peer.partitionFor(deviceId)) === ids.a ? 'a' : 'b');
+    const ofA = DEVICES.filter((d) => ownerOf(d) === 'a');
+    expect(ofA.length).toBeGreaterThan(0);
+
+    // A client on B follows every device, including those only A reads from Event Hubs.
+    subscriber = await subscribe(b, TENANT, DEVICES);
+    injectReadings(peer, TENANT, DEVICES, 0, PER_DEVICE);
+    const total = PER_DEVICE * DEVICES.length;
+    const accepted = () => a.app.telemetry.pipeline.stats().accepted + b.app.telemetry.pipeline.stats().accepted;
+    await eventually(() => accepted() >= total, 10_000, 'every event accepted');
+    await eventually(() => DEVICES.every((d) => subscriber!.of(d).at(-1)?.data['n'] === PER_DEVICE - 1), 5000, 'newest reading of every device on B');
+    await delay(1000);
+
+    expect(accepted()).toBe(total);
+    for (const d of DEVICES) {
+      const [owner, other] = ownerOf(d) === 'a' ? [a, b] : [b, a];
+      // Only the owning instance accepted the device's events, each once, in order.
+      expect(owner.app.telemetry.registry.last(TENANT, d)).toMatchObject({ seq: PER_DEVICE, data: { n: PER_DEVICE - 1 } });
+      expect(other.app.telemetry.registry.last(TENANT, d)).toBeUndefined();
+      const received = subscriber.of(d);
+      expect(new Set(received.map((r) => r.seq)).size).toBe(received.length);
+      expect(received.map((r) => r.seq)).toEqual([...received.map((r) => r.seq)].sort((x, y) => x - y));
+    }
+    // Readings of A's devices reached the client on B over the Redis backplane.
+    for (const d of ofA) expect(subscriber.of(d).length).toBeGreaterThan(0);
+  }, 60_000);
+});
