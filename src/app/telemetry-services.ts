@@ -84,6 +84,10 @@ export function createTelemetryServices(config: AppConfig, log: Logger, lifetime
         ...(config.eventHubs.name ? { eventHubName: config.eventHubs.name } : {}),
         consumerGroup: config.eventHubs.consumerGroup,
         checkpointStore: checkpoints.store,
+        loadBalancingOptions: {
+          updateIntervalInMs: config.eventHubs.loadBalancingIntervalMs,
+          partitionOwnershipExpirationIntervalInMs: config.eventHubs.ownershipExpirationMs,
+        },
         logger: categoryLogger(log, config, 'Ingestion.EventHubs'),
       }),
     );

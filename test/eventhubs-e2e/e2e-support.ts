@@ -35,7 +35,13 @@ export function checkpointKeys(peer: EventHubsPeer): { ownership: string; checkp
 
 /** The whole app reading the peer; `extra` are more `--Section:Key=value` overrides. */
 export function startHub(peer: EventHubsPeer, extra: string[] = []): Promise<RunningApp> {
-  return startApp([`--ConnectionStrings:eventhubs=${peer.connectionString}`, ...extra]);
+  // Fast load balancing: instances settle partitions in a fraction of a second instead of 10 s.
+  return startApp([
+    `--ConnectionStrings:eventhubs=${peer.connectionString}`,
+    '--Ingestion:EventHubs:LoadBalancingIntervalSeconds=0.2',
+    '--Ingestion:EventHubs:OwnershipExpirationSeconds=3',
+    ...extra,
+  ]);
 }
 
 /** The owner id the app's Event Hubs client claims partitions under (logged once it connected). */

@@ -19,6 +19,8 @@ export interface AppConfig {
     readonly connectionString: string | undefined;
     readonly name: string | undefined;
     readonly consumerGroup: string;
+    readonly loadBalancingIntervalMs: number;
+    readonly ownershipExpirationMs: number;
   };
   readonly redisUrl: string | undefined;
   readonly hub: { readonly name: string; readonly accessKey: string };
@@ -71,6 +73,8 @@ export function toAppConfig(
       connectionString: v('ConnectionStrings:eventhubs'),
       name: v('Ingestion:EventHubs:Name'),
       consumerGroup: v('Ingestion:EventHubs:ConsumerGroup'),
+      loadBalancingIntervalMs: v<number>('Ingestion:EventHubs:LoadBalancingIntervalSeconds') * 1000,
+      ownershipExpirationMs: v<number>('Ingestion:EventHubs:OwnershipExpirationSeconds') * 1000,
     },
     redisUrl: v('ConnectionStrings:redis'),
     hub: { name: v('Hub:Name'), accessKey: v('Hub:AccessKey') },

@@ -49,6 +49,9 @@ export const SCHEMA: readonly KeyDefinition[] = [
   { key: 'ConnectionStrings:eventhubs', parse: p.str(), secret: true },
   { key: 'Ingestion:EventHubs:Name', parse: p.str() },
   { key: 'Ingestion:EventHubs:ConsumerGroup', parse: p.str(), default: () => '$Default' },
+  // seconds between partition load-balancing rounds, and until an unrenewed partition claim lapses
+  { key: 'Ingestion:EventHubs:LoadBalancingIntervalSeconds', parse: p.num(0.05, 600), default: () => 10 },
+  { key: 'Ingestion:EventHubs:OwnershipExpirationSeconds', parse: p.num(0.1, 3600), default: () => 60 },
   { key: 'ConnectionStrings:redis', parse: p.url(['redis', 'rediss']), secret: true },
   { key: 'Hub:Name', parse: p.str({ pattern: /^[A-Za-z][A-Za-z0-9_]{0,127}$/ }), default: () => 'telemetry' },
   {
