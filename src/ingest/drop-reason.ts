@@ -1,6 +1,6 @@
 /**
  * Why a raw reading was dropped; the one list stats, logs and sources share.
- * Order follows the checks in `validateReading`.
+ * Order follows the checks in `validateReading`, then the pipeline's own.
  */
 export const DROP_REASONS = [
   'bad_tenant_id',
@@ -11,6 +11,8 @@ export const DROP_REASONS = [
   'not_object',
   'too_deep',
   'bad_ts',
+  // A transport-numbered reading delivered again (e.g. the in-flight batch re-read after a restart).
+  'duplicate',
 ] as const;
 
 export type DropReason = (typeof DROP_REASONS)[number];

@@ -69,7 +69,12 @@ export class ReadingPipeline implements ReadingSink {
     }
     const valid = result.value;
     // The registry keeps each device's last reading, so seq survives the throttle forgetting it.
-    const seq = (this.#registry.last(valid.tenantId, valid.deviceId)?.seq ?? 0) + 1;
+    const last = this.#registry.last(valid.tenantId, valid.deviceId)?.seq ?? 0;
+    if (raw.sequence !== undefined && raw.sequence <= last) {
+      this.#drop('duplicate', raw, now);
+      return { accepted: false, reason: 'duplicate' };
+    }
+    const seq = raw.sequence ?? last + 1;
     const reading: Reading = { ...valid, seq };
     this.#registry.record(reading);
     this.#accepted++;

@@ -9,6 +9,13 @@ export interface RawReading {
   payload: Uint8Array;
   /** W3C traceparent carried by the transport (MQTT 5 user property, Event Hubs application property). */
   traceparent?: string;
+  /**
+   * A number the transport assigns that increases per device whichever instance reads it and
+   * across restarts (Event Hubs: the partition's sequence number + 1, since a device's events share
+   * a partition). It becomes the reading's `seq`; one at or below the device's last `seq` is a
+   * repeated delivery and is dropped. Unset: the hub counts `seq` itself.
+   */
+  sequence?: number;
 }
 
 /** What a sink says about one raw reading; sources use it only for metrics and acks. */

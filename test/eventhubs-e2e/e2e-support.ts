@@ -115,3 +115,13 @@ export async function deleteCheckpointKeys(redis: Redis, peer: EventHubsPeer): P
 export function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
+
+/**
+ * The seq of a device's newest reading after `rounds` rounds of injectReadings: seq is the
+ * partition's sequence number + 1, and each round adds one event per device, device by device, so
+ * in a partition shared by k devices the i-th device's last event is number (rounds - 1)·k + i.
+ */
+export function expectedSeq(peer: EventHubsPeer, deviceIds: string[], deviceId: string, rounds: number): number {
+  const sharing = deviceIds.filter((d) => peer.partitionFor(d) === peer.partitionFor(deviceId));
+  return (rounds - 1) * sharing.length + sharing.indexOf(deviceId) + 1;
+}

@@ -166,3 +166,22 @@ describe('ReadingPipeline', () => {
     expect(warnings).toEqual([{ msg: 'publish failed', obj: expect.objectContaining({ deviceId: 'dev' }) }]);
   });
 });
+
+describe('ReadingPipeline with transport-numbered readings (Event Hubs)', () => {
+  it("uses the transport's sequence as seq, so seq continues on whichever instance reads the device next", () => {
+    const { pipeline, published } = setup();
+    pipeline.offer({ ...raw('dev-1', { v: 1 }), sequence: 501 });
+    pipeline.offer({ ...raw('dev-1', { v: 2 }), sequence: 507 });
+    pipeline.offer(raw('dev-1', { v: 3 })); // the same device over MQTT continues from there
+    expect(published.map((r) => r.seq)).toEqual([501, 507, 508]);
+  });
+
+  it('drops a repeated delivery (at or below the last seq) and counts it as duplicate', () => {
+    const { pipeline, published } = setup();
+    pipeline.offer({ ...raw('dev-1', { v: 1 }), sequence: 10 });
+    expect(pipeline.offer({ ...raw('dev-1', { v: 1 }), sequence: 10 })).toEqual({ accepted: false, reason: 'duplicate' });
+    expect(pipeline.offer({ ...raw('dev-1', { v: 0 }), sequence: 9 })).toEqual({ accepted: false, reason: 'duplicate' });
+    expect(published.map((r) => r.seq)).toEqual([10]);
+    expect(pipeline.stats().dropped.duplicate).toBe(2);
+  });
+});

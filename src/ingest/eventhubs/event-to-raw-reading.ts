@@ -18,6 +18,8 @@ export function eventToRawReading(event: ReceivedEventData): RawReading {
   };
   const traceparent = stringOrUndefined(properties.traceparent);
   if (traceparent !== undefined) raw.traceparent = traceparent;
+  // +1: partition sequence numbers start at 0, reading seq at 1.
+  if (typeof event.sequenceNumber === 'number') raw.sequence = event.sequenceNumber + 1;
   return raw;
 }
 
