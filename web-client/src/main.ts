@@ -15,10 +15,13 @@ import { createModeSwitch, createWindowSelect } from './ui/controls';
 import { DeviceList } from './ui/device-list';
 import { FrameLoop } from './ui/frame-loop';
 import { Notices } from './ui/notices';
+import { createSignInPanel } from './ui/sign-in-panel';
 import { StatusPill } from './ui/status-pill';
 
 /** How often the whole device list is re-read: finds new devices and refreshes rows not subscribed live. */
 const LIST_REFRESH_MS = 60_000;
+/** One early re-read: right after a hub starts, devices that had not reported yet would otherwise wait 60 s. */
+const FIRST_LIST_REFRESH_MS = 5_000;
 
 // Composition root: build state, views and the connection, wire them, start the frame loop.
 const storage = (() => {
@@ -168,21 +171,23 @@ async function boot(): Promise<void> {
     state: () => connection?.state ?? 'offline',
     followed: () => [...interest.followed],
     frameStats: () => loop.stats(),
+    resetFrameStats: () => loop.resetStats(),
   });
   for (const id of prefs.followed) toggleFollowOn(id);
   list.setProgress('Signing in…', true);
   try {
     tenantId = (await session.credentials()).tenantId;
   } catch (err) {
-    pill.set('offline', prefs.mode, 'sign-in required', false);
-    list.setProgress('', false);
-    const msg = err instanceof SignInRequiredError ? 'Sign-in required: no development token is available.' : `Sign-in failed: ${String(err)}`;
-    notices.show('auth', msg, true);
+    pill.set('offline', prefs.mode, err instanceof SignInRequiredError ? 'sign-in required' : 'sign-in failed', false);
+    // Not an empty list that looks like "no devices": say why nothing can be shown, and what to do.
+    (document.querySelector('main') as HTMLElement).replaceChildren(createSignInPanel(err));
+    (document.querySelector('.segmented') as HTMLFieldSetElement).disabled = true;
     return;
   }
   (document.querySelector('.tenant') as HTMLElement).textContent = tenantId;
   void connect(prefs.mode);
   await loadAllDevices(true);
+  window.setTimeout(() => void loadAllDevices(false), FIRST_LIST_REFRESH_MS);
   window.setInterval(() => void loadAllDevices(false), LIST_REFRESH_MS);
 }
 

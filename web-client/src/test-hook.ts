@@ -6,6 +6,8 @@ export interface HubTestHook {
   state(): ConnectionState;
   followed(): string[];
   frameStats(): FrameStats;
+  /** Starts a new frame-time measurement, so start-up frames do not count. */
+  resetFrameStats(): void;
 }
 
 declare global {

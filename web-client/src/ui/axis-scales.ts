@@ -11,3 +11,15 @@ export function assignScales(metrics: readonly string[], latest: ReadonlyMap<str
     return i > 0 && m > 0 && Math.abs(m - first) > 1 ? 'y2' : 'y';
   });
 }
+
+/** Axis spans a chart grows through before it reaches its window (ms). */
+const SPAN_STEPS_MS = [30_000, 60_000, 120_000, 300_000, 900_000];
+
+/**
+ * Time the x axis spans: the window, or while the chart holds less than a window of data (just followed, hub
+ * just started) the smallest step that covers it, so a new chart is not a few pixels at the right edge of an
+ * empty 5 minutes. Steps rather than the exact age keep the axis still between steps.
+ */
+export function axisSpan(dataAgeMs: number, windowMs: number): number {
+  return Math.min(windowMs, SPAN_STEPS_MS.find((s) => s >= dataAgeMs) ?? windowMs);
+}

@@ -1,6 +1,6 @@
 import uPlot from 'uplot';
 import type { DeviceWindow } from '../state/device-window';
-import { assignScales } from './axis-scales';
+import { assignScales, axisSpan } from './axis-scales';
 import { formatValue, SERIES_COLORS } from './format';
 
 const PLOT_HEIGHT = 190;
@@ -81,12 +81,13 @@ export class DeviceChart {
     this.drawnVersion = w.version;
     this.drawnSecond = second;
     const end = Math.max(hubNow, w.ring.newestTime);
-    this.xRange = [(end - w.windowMs) / 1000, end / 1000];
+    const start = end - axisSpan(end - (w.ring.length ? w.ring.timeAt(0) : end), w.windowMs);
+    this.xRange = [start / 1000, end / 1000];
     if (w.metricsVersion !== this.drawnMetricsVersion) this.rebuild();
     this.renderLatest();
     if (!this.plot) return;
     // One bucket per CSS pixel of plot width: the drawing is the same, the work is bounded.
-    this.plot.setData(w.toAligned(this.metrics, end - w.windowMs, end, Math.max(50, this.plot.bbox.width / uPlot.pxRatio)));
+    this.plot.setData(w.toAligned(this.metrics, start, end, Math.max(50, this.plot.bbox.width / uPlot.pxRatio)));
     const gaps = w.gaps.length;
     this.gapNote.hidden = gaps === 0;
     this.gapNote.textContent =
@@ -144,6 +145,8 @@ export class DeviceChart {
       width: this.plotWidth(),
       height: PLOT_HEIGHT,
       legend: { show: false },
+      // Room on the right for a time label at the very end of the axis (else it is cut off); a right axis has its own.
+      padding: [null, this.scales.includes('y2') ? null : 28, null, null],
       cursor: { drag: { x: false, y: false } },
       scales: { x: { time: true, range: () => this.xRange } },
       axes: [
@@ -211,6 +214,9 @@ function drawGaps(u: uPlot, w: DeviceWindow): void {
     ctx.restore();
     ctx.fillStyle = '#e3b341';
     ctx.font = `${11 * dpr}px system-ui, sans-serif`;
+    // uPlot leaves the alignment of its last axis label on the context (e.g. centred): the label would start left of the band.
+    ctx.textAlign = 'left';
+    ctx.textBaseline = 'alphabetic';
     ctx.fillText('gap', x0 + 3 * dpr, top + 12 * dpr);
   }
   ctx.restore();
