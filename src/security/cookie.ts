@@ -93,6 +93,16 @@ function cookieValues(header: string, name: string): string[] {
   return values;
 }
 
+/**
+ * A session secret derived from another key (HMAC-SHA256 with a fixed label, base64url): for a hub
+ * that verifies user tokens with a JWKS and so has no `Auth:Jwt:Secret`, from `Hub:AccessKey`. The
+ * label keeps the derived secret unrelated to anything else that key signs.
+ */
+export function deriveSessionSecret(key: string): string {
+  if (key.length === 0) throw new RangeError('cannot derive a session secret from an empty key');
+  return createHmac('sha256', key).update('telemetry-hub.session-secret.v1').digest('base64url');
+}
+
 function mac(payload: string, secret: string | Buffer): Buffer {
   const key = typeof secret === 'string' ? checkedSecret(secret) : secret;
   return createHmac('sha256', key).update(MAC_LABEL).update(payload).digest();

@@ -36,6 +36,8 @@ export async function startFakeHub(root: string, deviceCount = 12, ratePerSecond
   };
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     const u = new URL(req.url ?? '/', 'http://x');
+    // No session cookie here: the dashboard falls back to the development token, as on a real hub in Development.
+    if (u.pathname === '/auth/token') return send(res, 401, { code: 'HUB_ERR_AUTH_UNAUTHENTICATED' });
     if (u.pathname === '/auth/dev-token') return send(res, 200, { token: 'dev.token.x', tenantId: 'demo', sub: 'tester' });
     if (u.pathname.startsWith('/v1/') || u.pathname.startsWith('/api/')) {
       if (req.headers.authorization !== 'Bearer dev.token.x') return send(res, 401, { code: 'HUB_ERR_AUTH_MISSING' });

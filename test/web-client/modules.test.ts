@@ -2,6 +2,14 @@ import { describe, expect, it, vi } from 'vitest';
 import { listDevices, toEpochMs } from '../../web-client/src/api/devices-api';
 import { HttpError } from '../../web-client/src/api/http-error';
 import { jwtExpiryMs, Session } from '../../web-client/src/auth/session';
+import {
+  hubTokenSource,
+  PASTED_TOKEN_KEY,
+  SignInRequiredError,
+  signInWithToken,
+  signOut,
+  TokenRefusedError,
+} from '../../web-client/src/auth/token-source';
 import { backoffMs } from '../../web-client/src/connection/backoff';
 import { isReading } from '../../web-client/src/connection/reading-guard';
 import { Interest } from '../../web-client/src/state/interest';
@@ -74,6 +82,91 @@ describe('Session', () => {
     expect(source).toHaveBeenCalledTimes(2);
     expect(jwtExpiryMs(jwt({ exp: 100 }))).toBe(100_000);
     expect(jwtExpiryMs('garbage')).toBeNull();
+  });
+});
+
+/** A fetch that answers by `METHOD path` from a table (404 otherwise) and records the calls. */
+function routes(table: Record<string, () => Response>) {
+  const calls: string[] = [];
+  const fetchFn = (async (url: string, init?: RequestInit) => {
+    const key = `${init?.method ?? 'GET'} ${url}`;
+    calls.push(key + (new Headers(init?.headers).get('authorization') ? ' (bearer)' : ''));
+    return table[key]?.() ?? json({ code: 'HUB_ERR_NOT_FOUND' }, 404);
+  }) as typeof fetch;
+  return { fetchFn, calls };
+}
+
+function memoryStorage(): Storage {
+  const m = new Map<string, string>();
+  return {
+    get length() { return m.size; },
+    key: (i: number) => [...m.keys()][i] ?? null,
+    getItem: (k: string) => m.get(k) ?? null,
+    setItem: (k: string, v: string) => void m.set(k, v),
+    removeItem: (k: string) => void m.delete(k),
+    clear: () => m.clear(),
+  };
+}
+
+describe('hubTokenSource and sign-in with a token', () => {
+  const minted = { token: jwt({ exp: 2_000_000_000 }), tenantId: 'acme', sub: 'alice' };
+  const pasted = jwt({ sub: 'dana', tenant_id: 'acme', exp: 2_000_000_000 });
+  const now = () => 1_900_000_000_000;
+
+  it('tries the session first, then the development token, then a token pasted in this tab', async () => {
+    const session = routes({ 'GET /auth/token': () => json(minted) });
+    expect(await hubTokenSource(null, now)(session.fetchFn)).toEqual({ ...minted, via: 'session' });
+    expect(session.calls).toEqual(['GET /auth/token']);
+
+    const dev = routes({ 'GET /auth/token': () => json({}, 401), 'GET /auth/dev-token': () => json({ token: 't', tenantId: 'demo', sub: 'dev-user' }) });
+    expect(await hubTokenSource(null, now)(dev.fetchFn)).toMatchObject({ tenantId: 'demo', via: 'dev' });
+
+    const storage = memoryStorage();
+    storage.setItem(PASTED_TOKEN_KEY, pasted);
+    const jwks = routes({ 'GET /auth/token': () => json({}, 404) });
+    expect(await hubTokenSource(storage, now)(jwks.fetchFn)).toEqual({ token: pasted, tenantId: 'acme', sub: 'dana', via: 'token' });
+  });
+
+  it('without any: SignInRequiredError, with the dev-token status telling whether a development sign-in exists; an expired pasted token is dropped', async () => {
+    const storage = memoryStorage();
+    storage.setItem(PASTED_TOKEN_KEY, jwt({ sub: 'dana', tenant_id: 'acme', exp: 1 }));
+    const production = routes({ 'GET /auth/token': () => json({}, 401) });
+    const err = await hubTokenSource(storage, now)(production.fetchFn).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(SignInRequiredError);
+    expect(err).toMatchObject({ status: 404, devSignIn: false });
+    expect(storage.length).toBe(0);
+    const refused = routes({ 'GET /auth/token': () => json({}, 401), 'GET /auth/dev-token': () => json({}, 401) });
+    await expect(hubTokenSource(null, now)(refused.fetchFn)).rejects.toMatchObject({ status: 401, devSignIn: true });
+    // A 200 that is not credentials (a proxy's HTML page) is no sign-in either.
+    const html = routes({ 'GET /auth/token': () => new Response('<html>', { headers: { 'content-type': 'text/html' } }) });
+    await expect(hubTokenSource(null, now)(html.fetchFn)).rejects.toBeInstanceOf(SignInRequiredError);
+  });
+
+  it('signInWithToken: POST /auth/session with the token as bearer, then /auth/token; the pasted token is not kept', async () => {
+    const storage = memoryStorage();
+    const hub = routes({ 'POST /auth/session': () => new Response(null, { status: 204 }), 'GET /auth/token': () => json(minted) });
+    expect(await signInWithToken(`  Bearer ${pasted}\n`, storage, hub.fetchFn, now)).toEqual({ ...minted, via: 'session' });
+    expect(hub.calls).toEqual(['POST /auth/session (bearer)', 'GET /auth/token']);
+    expect(storage.length).toBe(0);
+  });
+
+  it('signInWithToken on a hub that cannot mint tokens (404) keeps the pasted token for this tab; sign-out forgets it', async () => {
+    const storage = memoryStorage();
+    const hub = routes({ 'POST /auth/session': () => new Response(null, { status: 204 }), 'DELETE /auth/session': () => new Response(null, { status: 204 }) });
+    expect(await signInWithToken(pasted, storage, hub.fetchFn, now)).toEqual({ token: pasted, tenantId: 'acme', sub: 'dana', via: 'token' });
+    expect(storage.getItem(PASTED_TOKEN_KEY)).toBe(pasted);
+    await signOut(storage, hub.fetchFn);
+    expect(storage.length).toBe(0);
+    expect(hub.calls.at(-1)).toBe('DELETE /auth/session');
+  });
+
+  it('signInWithToken reports a refused token (401) and the rate limit (429 with Retry-After)', async () => {
+    const refused = routes({ 'POST /auth/session': () => json({ code: 'HUB_ERR_AUTH_INVALID_TOKEN' }, 401) });
+    await expect(signInWithToken('x.y.z', null, refused.fetchFn)).rejects.toMatchObject({ name: 'TokenRefusedError', status: 401 });
+    const limited = routes({ 'POST /auth/session': () => new Response('{}', { status: 429, headers: { 'retry-after': '42' } }) });
+    const err = await signInWithToken('x.y.z', null, limited.fetchFn).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(TokenRefusedError);
+    expect(err).toMatchObject({ status: 429, retryAfterSeconds: 42 });
   });
 });
 

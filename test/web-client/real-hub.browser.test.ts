@@ -1,9 +1,10 @@
 // Browser tests of the built dashboard against the REAL hub: in-process (startApp, embedded MQTT broker,
-// Development sign-in) and, for the newcomer path, the built hub as a child process with its simulator.
+// Development sign-in, or Production with a pasted access token) and, for the newcomer path, the built hub as a child process with its simulator.
 // Readings are real MQTT publishes. Screenshots go to test-results/web-client/.
 import { spawnSync } from 'node:child_process';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { signUserToken } from '../../src/security/jwt-bearer';
 import { startApp, type RunningApp } from '../support/app-harness';
 import { startChildHub } from '../support/child-hub';
 import { launchChromium, latestValue, pillHistory, recordPillStates, screenshot, skipBrowserTests } from './support/browser';
@@ -159,28 +160,89 @@ describe.skipIf(skipBrowserTests)('dashboard against the real hub', () => {
     }
   }, 40_000);
 
-  it('outside Development (no /auth/dev-token) shows "sign-in required", not an empty dashboard', async () => {
+  it('in Production: the sign-in panel takes a pasted access token, then lists devices and charts them live; sign-out ends the session', async () => {
+    const jwt = { secret: 'production-secret-'.padEnd(48, 'p'), issuer: 'https://issuer.test', audience: 'telemetry-hub' };
     const prod = await startApp([
       '--environment=Production',
+      '--Throttle:MaxPerSecondPerDevice=100',
       `--Hub:AccessKey=${'k'.repeat(40)}`,
-      `--Auth:Jwt:Secret=${'s'.repeat(40)}`,
-      '--Auth:Jwt:Issuer=https://issuer.test',
-      '--Auth:Jwt:Audience=telemetry-hub',
+      `--Auth:Jwt:Secret=${jwt.secret}`,
+      `--Auth:Jwt:Issuer=${jwt.issuer}`,
+      `--Auth:Jwt:Audience=${jwt.audience}`,
     ]);
+    const prodDevices = await MqttDevices.connect(prod.brokerUrl!);
+    const stream = prodDevices.stream('acme', ['line-1', 'line-2'], 4);
     try {
       const page = await newPage();
+      const auth: string[] = [];
+      page.on('response', (res) => {
+        const path = new URL(res.url()).pathname;
+        if (path.startsWith('/auth/')) auth.push(`${res.request().method()} ${path} ${res.status()}`);
+      });
       await page.goto(`${prod.url}/`);
-      const panel = page.locator('.signin-required[role=alert]');
-      await expect.poll(() => panel.textContent()).toContain('Sign-in required');
-      expect(await panel.textContent()).toContain('not running in Development');
+
+      // No session, no development sign-in: the panel asks for a token, and the field has focus.
+      const panel = page.locator('.signin-required');
+      await panel.waitFor();
+      expect(await panel.locator('h2').textContent()).toBe('Sign-in required');
+      const field = page.getByLabel('Paste an access token');
+      expect(await field.getAttribute('type')).toBe('password');
+      expect(await field.evaluate((el) => el === document.activeElement)).toBe(true);
       expect(await page.locator('.device-list').count()).toBe(0); // no "No devices in this tenant yet."
       expect(await page.textContent('.pill')).toBe('Offline · Socket');
       expect(await page.isDisabled('.segmented input[value=serverless]')).toBe(true);
-      await screenshot(page, 'production-signin-required');
+      expect(await page.isHidden('.account')).toBe(true);
+      expect(auth).toEqual(['GET /auth/token 401', 'GET /auth/dev-token 404']);
+      await screenshot(page, 'production-signin');
+
+      // A token from another issuer: refused, said so next to the field, nothing else changes.
+      const wrongKey = await signUserToken({ sub: 'mallory', tenantId: 'acme', ...jwt, secret: 'not-this-hubs-secret-'.padEnd(40, 'x') });
+      await field.fill(wrongKey);
+      await field.press('Enter');
+      const error = page.locator('.token-error[role=alert]');
+      await expect.poll(() => error.textContent()).toContain('did not accept this token');
+      expect(await field.getAttribute('aria-invalid')).toBe('true');
+      expect(await field.evaluate((el) => el === document.activeElement)).toBe(true);
+      await screenshot(page, 'production-signin-refused');
+
+      // The user token from the identity provider (here: signUserToken, as `npm run token` makes it); keyboard only.
+      const token = await signUserToken({ sub: 'operator', tenantId: 'acme', roles: [], ...jwt, expiresInSeconds: 3600 });
+      await field.fill(token);
+      await page.keyboard.press('Tab');
+      await page.keyboard.press('Enter');
+      await page.waitForFunction(() => window.__hub?.state() === 'connected');
+      expect(await page.textContent('.tenant')).toBe('acme');
+      expect(await page.textContent('.account .who')).toBe('operator');
+      expect(auth).toEqual(expect.arrayContaining(['POST /auth/session 204', 'GET /auth/token 200']));
+      const cookie = (await page.context().cookies()).find((c) => c.name === 'hub_session');
+      expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Lax', path: '/' });
+      // The pasted token itself is not kept: the hub mints short-lived ones from the session.
+      const stored = await page.evaluate(() => ({ session: sessionStorage.length, local: JSON.stringify(localStorage) }));
+      expect(stored.session).toBe(0);
+      expect(stored.local).not.toContain('eyJ');
+      await page.waitForFunction(() => document.querySelectorAll('li.device').length === 2);
+      await page.click('li[data-id="line-1"] button');
+      await page.waitForSelector('.chart-card .uplot');
+      const first = await latestValue(page, 'line-1');
+      await expect.poll(() => latestValue(page, 'line-1'), { timeout: 5000 }).not.toBe(first);
+      await screenshot(page, 'production-signed-in');
+
+      // A reload keeps the session (the cookie), without the panel.
+      await page.reload();
+      await page.waitForFunction(() => window.__hub?.state() === 'connected');
+      expect(await page.locator('.signin-required').count()).toBe(0);
+
+      // Sign out: the cookie is gone and the panel is back.
+      await page.getByRole('button', { name: /^Sign out/ }).click();
+      await page.locator('.signin-required').waitFor();
+      expect((await page.context().cookies()).some((c) => c.name === 'hub_session')).toBe(false);
+      expect(auth).toContain('DELETE /auth/session 204');
     } finally {
+      stream.stop();
+      await prodDevices.close();
       await prod.stop();
     }
-  });
+  }, 30_000);
 
   it('a refused session links to the sign-in page, which brings the dashboard back', async () => {
     const page = await newPage();

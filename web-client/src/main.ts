@@ -2,7 +2,7 @@ import 'uplot/dist/uPlot.min.css';
 import './styles.css';
 import { listDevices } from './api/devices-api';
 import { Session } from './auth/session';
-import { devTokenSource, SignInRequiredError } from './auth/token-source';
+import { hubTokenSource, SignInRequiredError, signInWithToken, signOut, type Credentials } from './auth/token-source';
 import { createConnection } from './connection/create-connection';
 import type { ConnectionMode, LiveConnection } from './connection/live-connection';
 import { ClockOffset } from './state/clock-offset';
@@ -15,7 +15,7 @@ import { createModeSwitch, createWindowSelect } from './ui/controls';
 import { DeviceList } from './ui/device-list';
 import { FrameLoop } from './ui/frame-loop';
 import { Notices } from './ui/notices';
-import { createSignInPanel } from './ui/sign-in-panel';
+import { createSignInPanel, focusSignInPanel } from './ui/sign-in-panel';
 import { StatusPill } from './ui/status-pill';
 
 /** How often the whole device list is re-read: finds new devices and refreshes rows not subscribed live. */
@@ -31,8 +31,16 @@ const storage = (() => {
     return null;
   }
 })();
+/** Holds a pasted token only on hubs that cannot mint tokens (JWKS); per tab, gone when it closes. */
+const tabStorage = (() => {
+  try {
+    return window.sessionStorage;
+  } catch {
+    return null;
+  }
+})();
 const prefs = loadPreferences(storage);
-const session = new Session(devTokenSource);
+const session = new Session(hubTokenSource(tabStorage));
 const clock = new ClockOffset();
 const store = new DeviceStore(prefs.windowMs);
 const loop = new FrameLoop();
@@ -155,11 +163,75 @@ function buildShell(): void {
       persist();
     }),
     pill.root,
+    createAccount(),
   );
   const main = document.createElement('main');
   main.append(list.root, charts.root);
   const app = document.getElementById('app') as HTMLElement;
   app.replaceChildren(header, notices.root, main);
+}
+
+/** "Signed in as …" and the sign-out button; shown once signed in with a session or a pasted token. */
+function createAccount(): HTMLElement {
+  const account = document.createElement('div');
+  account.className = 'account';
+  account.hidden = true;
+  const who = document.createElement('span');
+  who.className = 'who';
+  const button = document.createElement('button');
+  button.type = 'button';
+  button.className = 'signout';
+  button.textContent = 'Sign out';
+  button.addEventListener('click', () => {
+    button.disabled = true;
+    connection?.close();
+    signOut(tabStorage).then(
+      // A fresh page: no state of the signed-out user survives, and it shows the sign-in panel.
+      () => location.reload(),
+      (err: unknown) => {
+        button.disabled = false;
+        notices.show('signout', err instanceof Error ? err.message : String(err));
+      },
+    );
+  });
+  account.append(who, button);
+  return account;
+}
+
+function showAccount(credentials: Credentials): void {
+  const account = document.querySelector('.account') as HTMLElement;
+  // The development token speaks for a default user; there is no session to end.
+  account.hidden = credentials.via !== 'session' && credentials.via !== 'token';
+  const who = account.querySelector('.who') as HTMLElement;
+  who.textContent = credentials.sub;
+  who.title = `Signed in as ${credentials.sub}`;
+  (account.querySelector('.signout') as HTMLElement).setAttribute('aria-label', `Sign out ${credentials.sub}`.trim());
+}
+
+/** Credentials from the token source, or, when it has none, from the sign-in panel once the user signs in there. */
+async function signIn(): Promise<Credentials> {
+  try {
+    return await session.credentials();
+  } catch (err) {
+    pill.set('offline', prefs.mode, err instanceof SignInRequiredError ? 'sign-in required' : 'sign-in failed', false);
+    const main = document.querySelector('main') as HTMLElement;
+    const segmented = document.querySelector('.segmented') as HTMLFieldSetElement;
+    segmented.disabled = true;
+    return new Promise((resolve) => {
+      // Not an empty list that looks like "no devices": say why nothing can be shown, and what to do.
+      const panel = createSignInPanel(err, {
+        onToken: async (token) => {
+          const credentials = await signInWithToken(token, tabStorage);
+          session.adopt(credentials);
+          main.replaceChildren(list.root, charts.root);
+          segmented.disabled = false;
+          resolve(credentials);
+        },
+      });
+      main.replaceChildren(panel);
+      focusSignInPanel(panel);
+    });
+  }
 }
 
 async function boot(): Promise<void> {
@@ -175,15 +247,9 @@ async function boot(): Promise<void> {
   });
   for (const id of prefs.followed) toggleFollowOn(id);
   list.setProgress('Signing in…', true);
-  try {
-    tenantId = (await session.credentials()).tenantId;
-  } catch (err) {
-    pill.set('offline', prefs.mode, err instanceof SignInRequiredError ? 'sign-in required' : 'sign-in failed', false);
-    // Not an empty list that looks like "no devices": say why nothing can be shown, and what to do.
-    (document.querySelector('main') as HTMLElement).replaceChildren(createSignInPanel(err));
-    (document.querySelector('.segmented') as HTMLFieldSetElement).disabled = true;
-    return;
-  }
+  const credentials = await signIn();
+  tenantId = credentials.tenantId;
+  showAccount(credentials);
   (document.querySelector('.tenant') as HTMLElement).textContent = tenantId;
   void connect(prefs.mode);
   await loadAllDevices(true);

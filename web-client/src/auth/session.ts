@@ -49,6 +49,11 @@ export class Session {
     return this.pending;
   }
 
+  /** Uses credentials obtained elsewhere (a sign-in with a pasted token) until they near expiry. */
+  adopt(credentials: Credentials): void {
+    this.current = credentials;
+  }
+
   async token(refresh = false): Promise<string> {
     return (await this.credentials(refresh)).token;
   }
