@@ -31,8 +31,9 @@ export class ConflatingOutbox {
   /**
    * Pending messages in arrival order. A Map keeps a replaced key in its first position;
    * unkeyed messages get numeric keys, which never collide with string conflation keys.
+   * Created when the transport first fills and dropped once drained: an idle connection holds none.
    */
-  readonly #pending = new Map<string | number, OutboundMessage>();
+  #pending: Map<string | number, OutboundMessage> | undefined = undefined;
   #unkeyed = 0;
   #nextUnkeyedId = 0;
   #full = false;
@@ -45,7 +46,7 @@ export class ConflatingOutbox {
 
   /** Messages waiting for the transport. */
   get pendingCount(): number {
-    return this.#pending.size;
+    return this.#pending?.size ?? 0;
   }
 
   get overflowed(): boolean {
@@ -58,10 +59,11 @@ export class ConflatingOutbox {
       this.#full = !this.#write(message);
       return 'written';
     }
+    const pending = (this.#pending ??= new Map());
     const key = message.conflationKey;
     if (key !== undefined) {
-      const replaced = this.#pending.has(key);
-      this.#pending.set(key, message);
+      const replaced = pending.has(key);
+      pending.set(key, message);
       if (replaced) this.conflated++;
       return replaced ? 'conflated' : 'queued';
     }
@@ -71,26 +73,30 @@ export class ConflatingOutbox {
       return 'overflow';
     }
     this.#unkeyed++;
-    this.#pending.set(this.#nextUnkeyedId++, message);
+    pending.set(this.#nextUnkeyedId++, message);
     return 'queued';
   }
 
   /** The transport can take more: writes pending messages in order until it is full again. */
   drain(): void {
     this.#full = false;
-    for (const [key, message] of this.#pending) {
-      this.#pending.delete(key);
+    const pending = this.#pending;
+    if (pending === undefined) return;
+    for (const [key, message] of pending) {
+      pending.delete(key);
       if (typeof key === 'number') this.#unkeyed--;
       if (!this.#write(message)) {
         this.#full = true;
         return;
       }
     }
+    if (this.#pending === pending && pending.size === 0) this.#pending = undefined;
   }
 
   /** Drops everything pending, e.g. when the connection closes. */
   clear(): void {
-    this.#pending.clear();
+    this.#pending?.clear(); // ends a drain() that is iterating it
+    this.#pending = undefined;
     this.#unkeyed = 0;
   }
 }

@@ -21,10 +21,16 @@ export class HubOutboundMessage implements OutboundMessage {
   encoded<T>(codec: MessageCodec<T>): T {
     if (this.#codecId === codec.id) return this.#encoded as T;
     if (this.#codecId === undefined) {
-      const value = codec.encode(this);
+      // Claimed before encoding: a codec that builds on another one's result (a WebSocket frame
+      // around the JSON text) leaves that one to the map, and the slot to what connections ask for.
       this.#codecId = codec.id;
-      this.#encoded = value;
-      return value;
+      try {
+        this.#encoded = codec.encode(this);
+      } catch (err) {
+        this.#codecId = undefined;
+        throw err;
+      }
+      return this.#encoded as T;
     }
     this.#more ??= new Map();
     if (this.#more.has(codec.id)) return this.#more.get(codec.id) as T;

@@ -39,7 +39,9 @@ export function validateReading(raw: RawReading, nowMs: number): ValidationResul
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     return { ok: false, reason: 'not_object' };
   }
-  if (jsonDepth(text) > MAX_JSON_DEPTH) return { ok: false, reason: 'too_deep' };
+  if (openingBrackets(text, MAX_JSON_DEPTH) > MAX_JSON_DEPTH && jsonDepth(text) > MAX_JSON_DEPTH) {
+    return { ok: false, reason: 'too_deep' };
+  }
 
   const { ts: rawTs, ...data } = parsed as Record<string, unknown>;
   let ts = nowMs;
@@ -51,6 +53,19 @@ export function validateReading(raw: RawReading, nowMs: number): ValidationResul
   const value: ValidReading = { tenantId: raw.tenantId, deviceId: raw.deviceId, ts, receivedAt: nowMs, data };
   if (raw.traceparent !== undefined) value.traceparent = raw.traceparent;
   return { ok: true, value };
+}
+
+/**
+ * `{` and `[` in the text (inside strings too), counted with native indexOf and only up to
+ * `limit + 1`: a text with at most `limit` of them cannot nest deeper than `limit`, so a typical
+ * reading skips jsonDepth's character loop.
+ */
+function openingBrackets(text: string, limit: number): number {
+  let n = 0;
+  for (const bracket of ['{', '[']) {
+    for (let i = text.indexOf(bracket); i !== -1 && n <= limit; i = text.indexOf(bracket, i + 1)) n++;
+  }
+  return n;
 }
 
 /**

@@ -1,6 +1,6 @@
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
 import type { Logger } from 'pino';
-import type { IngestionSource, ReadingSink } from '../source.js';
+import type { IngestionSource, RawReading, ReadingSink } from '../source.js';
 import { Backoff } from './backoff.js';
 import { parseTelemetryTopic, TELEMETRY_SUBSCRIPTION } from './telemetry-topic.js';
 
@@ -70,7 +70,9 @@ export class MqttSource implements IngestionSource {
     client.on('message', (topic, payload, packet) => {
       const { tenantId, deviceId } = parseTelemetryTopic(topic);
       const traceparent = userProperty(packet.properties?.userProperties, 'traceparent');
-      sink.offer({ tenantId, deviceId, payload, ...(traceparent ? { traceparent } : {}) });
+      const raw: RawReading = { tenantId, deviceId, payload };
+      if (traceparent) raw.traceparent = traceparent;
+      sink.offer(raw);
     });
 
     await new Promise<void>((resolve) => {

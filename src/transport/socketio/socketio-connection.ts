@@ -1,7 +1,7 @@
 import type { Socket } from 'socket.io';
 import { ConflatingOutbox } from '../../hub/conflating-outbox.js';
 import type { CloseReason, HubConnection, OutboundMessage } from '../../hub/types.js';
-import { socketIoReadingCodec } from './socketio-codec.js';
+import { socketIoReadingWireCodec } from './socketio-codec.js';
 
 /** Writes not yet flushed to the transport before a client counts as slow. */
 const HIGH_WATER = 64;
@@ -55,7 +55,8 @@ export class SocketIoConnection implements HubConnection {
   #write(message: OutboundMessage): boolean {
     if (this.#unflushed >= HIGH_WATER || this.#socket.disconnected) return false;
     this.#unflushed++;
-    this.#socket.conn.write(message.encoded(socketIoReadingCodec), {}, () => {
+    const { packet, options } = message.encoded(socketIoReadingWireCodec);
+    this.#socket.conn.write(packet, options, () => {
       this.#unflushed--;
       if (this.#unflushed === 0) this.#outbox.drain();
     });

@@ -9,6 +9,7 @@ import type { ProtocolKind } from '../../protocol/webpubsub/subprotocol.js';
 import { AckIdWindow } from './ack-id-window.js';
 import { closeFor, CloseCode } from './close-codes.js';
 import { ResendBuffer } from './resend-buffer.js';
+import { webSocketJsonFrameCodec } from './web-socket-frame-codec.js';
 
 export interface WebPubSubConnectionOptions {
   readonly id: string;
@@ -52,6 +53,8 @@ export class WebPubSubConnection implements HubConnection {
   readonly #outbox: ConflatingOutbox;
   readonly #resend: ResendBuffer | undefined;
   #socket: WebSocket | undefined = undefined;
+  /** The TCP socket under #socket: prebuilt frames go straight to it. */
+  #raw: Duplex | undefined = undefined;
   #nextSequenceId = 0;
   #noEcho: WeakSet<OutboundMessage> | undefined = undefined;
   #retention: NodeJS.Timeout | undefined = undefined;
@@ -186,6 +189,7 @@ export class WebPubSubConnection implements HubConnection {
 
   #bind(socket: WebSocket, raw: Duplex): void {
     this.#socket = socket;
+    this.#raw = raw;
     this.alive = true;
     // ws has no 'drain' of its own; the raw socket's says the kernel took the buffered bytes.
     raw.on('drain', () => {
@@ -218,7 +222,9 @@ export class WebPubSubConnection implements HubConnection {
           break;
         }
         case 'json':
-          if (open) socket.send(message.encoded(webPubSubJsonCodec).bytes, { binary: false });
+          // A whole frame in one write, between ws's own whole-frame writes: the endpoint turns
+          // compression off, so ws never holds frames back in a queue this could overtake.
+          if (open) this.#raw!.write(message.encoded(webSocketJsonFrameCodec));
           break;
         case 'simple': {
           const frame = message.encoded(webPubSubSimpleCodec);

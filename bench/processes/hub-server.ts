@@ -1,0 +1,69 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { composeApplication } from '../../src/app/compose-application.js';
+import { loadConfig } from '../../src/host/config/load-config.js';
+import { createRootLogger } from '../../src/host/logging.js';
+import { Results } from '../../src/host/pipeline/results.js';
+import { BENCH } from '../harness/bench-config.js';
+import { processArgs, serveParent } from '../harness/serve-parent.js';
+import { BENCH_JSON } from './json-body.js';
+
+interface HubArgs {
+  /** External broker (Mosquitto); unset → the embedded broker on an ephemeral port. */
+  mqttUrl?: string;
+  throttlePerSecond: number;
+  /** Unique per run: a shared broker must not see two hubs with one client id. */
+  clientId: string;
+  /** More `--Section:Key=value` overrides, e.g. a log level. */
+  extraArgs?: string[];
+}
+
+/**
+ * The real hub, composed as main.ts does (Production configuration, JSON logs to stdout, which
+ * the orchestrator discards), plus `GET /bench/json` for the HTTP benchmark. The Web PubSub
+ * endpoint is the host's own (`GET /client/hubs/{hub}`, src/app/serverless-wiring.ts).
+ */
+const args = processArgs<HubArgs>();
+const config = loadConfig({
+  args: [
+    '--Http:Port=0',
+    '--Http:Host=127.0.0.1',
+    '--Ingestion:Mqtt:EmbeddedPort=0',
+    // QoS 0 with a clean session: nothing lingers on a shared broker after the run.
+    '--Ingestion:Mqtt:Qos=0',
+    `--Ingestion:Mqtt:ClientId=${args.clientId}`,
+    `--Throttle:MaxPerSecondPerDevice=${args.throttlePerSecond}`,
+    '--Simulator:Devices=0',
+    `--Hub:Name=${BENCH.hubName}`,
+    `--Hub:AccessKey=${BENCH.accessKey}`,
+    `--Auth:Jwt:Secret=${BENCH.jwt.secret}`,
+    `--Auth:Jwt:Issuer=${BENCH.jwt.issuer}`,
+    `--Auth:Jwt:Audience=${BENCH.jwt.audience}`,
+    ...(args.mqttUrl ? [`--ConnectionStrings:mqtt=${args.mqttUrl}`] : []),
+    ...(args.extraArgs ?? []),
+  ],
+  env: { HUB_ENVIRONMENT: 'Production' },
+  contentRoot: mkdtempSync(join(tmpdir(), 'hub-bench-')),
+});
+
+const app = composeApplication(config, createRootLogger(config), (a) => {
+  a.web.routes.get('/bench/json', () => Results.json(BENCH_JSON), { metadata: { allowAnonymous: true, rateLimit: false } });
+});
+if (!app.web.endpoints.some((e) => e.template.text === '/client/hubs/{hub}')) throw new Error('the host maps no /client/hubs/{hub}');
+await app.host.start();
+
+// Ready for the benchmark only once ingestion holds its broker subscription.
+const deadline = Date.now() + 15_000;
+while (!app.telemetry.ingestion.connected) {
+  if (Date.now() > deadline) throw new Error('ingestion did not connect to its broker');
+  await new Promise((r) => setTimeout(r, 20));
+}
+await new Promise((r) => setTimeout(r, 200)); // the SUBACK follows the CONNACK
+
+serveParent(
+  {
+    stats: () => ({ ...app.telemetry.pipeline.stats(), at: performance.now(), connections: app.telemetry.hub.connectionCount, groups: app.telemetry.hub.groupCount }),
+  },
+  { url: `http://127.0.0.1:${new URL(app.server.url!).port}`, brokerUrl: app.telemetry.broker?.url ?? args.mqttUrl },
+);

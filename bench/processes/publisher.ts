@@ -1,0 +1,62 @@
+import mqtt from 'mqtt';
+import { BENCH, deviceId, readingPayload } from '../harness/bench-config.js';
+import { benchClock } from '../harness/clock.js';
+import { processArgs, serveParent } from '../harness/serve-parent.js';
+
+interface PublisherArgs {
+  brokerUrl: string;
+  devices: number;
+}
+
+/**
+ * Devices publishing ~100-byte readings (QoS 0, MQTT 3.1.1, Nagle off) round-robin over
+ * `devices` device ids, paced to the rate the orchestrator sets. A publisher that falls behind
+ * (a stall, or the rate is beyond it) does not burst to catch up: the published count is the truth.
+ */
+const args = processArgs<PublisherArgs>();
+const topics = Array.from({ length: args.devices }, (_, i) => `tenants/${BENCH.tenant}/devices/${deviceId(i)}/telemetry`);
+const client = mqtt.connect(args.brokerUrl, {
+  clientId: `bench-pub-${process.pid}-${Date.now()}`,
+  protocolVersion: 4,
+  clean: true,
+  reconnectPeriod: 0,
+});
+await new Promise<void>((resolve, reject) => {
+  client.once('error', reject);
+  client.once('connect', () => resolve());
+});
+(client.stream as { setNoDelay?: (on: boolean) => void }).setNoDelay?.(true);
+
+let rate = 0;
+let published = 0;
+let base = performance.now();
+let sentAtBase = 0;
+
+function setRate(perSecond: number): void {
+  rate = perSecond;
+  base = performance.now();
+  sentAtBase = published;
+}
+
+function tick(): void {
+  if (rate > 0) {
+    const due = Math.floor(((performance.now() - base) * rate) / 1000) - (published - sentAtBase);
+    const burst = Math.max(1, Math.ceil(rate / 10)); // catch up at most 100 ms worth per tick
+    const n = Math.min(due, burst);
+    for (let i = 0; i < n; i++) {
+      const k = published++;
+      client.publish(topics[k % topics.length]!, readingPayload(benchClock(), k), { qos: 0 });
+    }
+    if (due > burst) setRate(rate); // behind: forgive the backlog instead of bursting
+  }
+  setTimeout(tick, 1);
+}
+tick();
+
+serveParent({
+  rate: (payload) => {
+    setRate((payload as { perSecond: number }).perSecond);
+    return published;
+  },
+  count: () => ({ count: published, at: performance.now() }),
+});

@@ -1,0 +1,69 @@
+import { withChildren } from '../harness/child-process.js';
+import type { BenchOptions } from '../harness/options.js';
+import { hubArgs, serverExecArgv } from './targets.js';
+
+export interface HttpResult {
+  label: string;
+  path: string;
+  requestsPerSecond?: number;
+  p50?: number;
+  p99?: number;
+  non2xx?: number;
+  errors?: number;
+  error?: string;
+}
+
+interface Server {
+  label: string;
+  process: string;
+  args: Record<string, unknown>;
+  paths: string[];
+}
+
+/**
+ * GET JSON under autocannon (50 connections, its own process): node:http, bare Fastify, and the
+ * hub's full host pipeline (Fastify → pipeline → exception handler → routing → endpoint → result
+ * → request log at Information, JSON to a discarded stdout), at `/bench/json` and `/health/live`;
+ * and once more with the request log off, to show what that line costs.
+ */
+export async function runHttp(opts: BenchOptions): Promise<HttpResult[]> {
+  const servers: Server[] = [
+    { label: 'node:http', process: 'node-http-server', args: {}, paths: ['/bench/json'] },
+    { label: 'bare fastify', process: 'fastify-server', args: {}, paths: ['/bench/json'] },
+    { label: 'hub host pipeline', process: 'hub-server', args: hubArgs(5)(undefined), paths: ['/bench/json', '/health/live'] },
+    // Diagnostic: the same pipeline without its per-request log line (Information → Warning).
+    {
+      label: 'hub host pipeline, request log off',
+      process: 'hub-server',
+      args: { ...hubArgs(5)(undefined), extraArgs: ['--Logging:LogLevel:Default=Warning'] },
+      paths: ['/bench/json'],
+    },
+  ];
+  const results: HttpResult[] = [];
+  await withChildren(async (start) => {
+    const load = await start('http-load');
+    for (const s of servers) {
+      try {
+        await withChildren(async (startServer) => {
+          const server = await startServer(s.process, {
+            args: [JSON.stringify(s.args)],
+            execArgv: serverExecArgv(),
+          });
+          for (const path of s.paths) {
+            const url = `${server.ready.url as string}${path}`;
+            if (!opts.quick) await load.request('run', { url, connections: opts.httpConnections, duration: 1 }); // warm-up
+            const r = await load.request<Omit<HttpResult, 'label' | 'path'>>(
+              'run',
+              { url, connections: opts.httpConnections, duration: opts.httpDurationSeconds },
+              (opts.httpDurationSeconds + 30) * 1000,
+            );
+            results.push({ label: s.label, path, ...r });
+          }
+        });
+      } catch (err) {
+        for (const path of s.paths) results.push({ label: s.label, path, error: (err as Error).message.split('\n')[0] });
+      }
+    }
+  });
+  return results;
+}
