@@ -66,12 +66,15 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
     void reply.code(definition.status).header('content-type', PROBLEM_CONTENT_TYPE).send(JSON.stringify(body));
   });
 
+  // The request line holds only the fields written below (method, route template, status, duration,
+  // trace id), never user data, so it skips redaction: its wildcard paths cost ~12 µs a line (bench/).
+  const requestLog = log.child({}, { redact: [] });
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
     const raw = request.raw;
     const trace = continueTrace(raw.headers.traceparent);
     const body = Buffer.isBuffer(request.body) ? request.body : undefined;
     const ctx = new HttpContext(raw, { url: raw.url ?? '/', body, traceId: trace.traceId, log });
-    await run(app, ctx, development);
+    await run(app, ctx, development, requestLog);
     if (ctx.response.hijacked) return reply.hijack();
     reply.code(ctx.response.status);
     for (const [name, value] of ctx.response.headers) reply.header(name, value);
@@ -84,13 +87,15 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
   fastify.setNotFoundHandler(handler);
 
   const foreign = options.foreignUpgradePrefixes ?? [];
+  const onUpgradeSocketError = (err: Error) => log.debug({ err }, 'upgrade socket error');
   fastify.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     if (foreign.some((p) => (req.url ?? '').startsWith(p))) return;
     // A socket error during or after the upgrade must never reach the process as an unhandled event.
-    socket.on('error', (err) => log.debug({ err }, 'upgrade socket error'));
+    // One listener for all sockets: a closure here would keep each connection's request context alive.
+    socket.on('error', onUpgradeSocketError);
     const trace = continueTrace(req.headers.traceparent);
     const ctx = new HttpContext(req, { url: req.url ?? '/', body: undefined, traceId: trace.traceId, log, upgrade: { socket, head } });
-    void run(app, ctx, development).then(() => {
+    void run(app, ctx, development, requestLog).then(() => {
       if (!ctx.response.hijacked) writeRawResponse(socket, ctx.response);
     });
   });
@@ -99,7 +104,7 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
 }
 
 /** Runs the pipeline; whatever escapes it becomes a 500 problem. Logs one line per request. */
-async function run(app: RequestDelegate, ctx: HttpContext, development: boolean): Promise<void> {
+async function run(app: RequestDelegate, ctx: HttpContext, development: boolean, requestLog: Logger): Promise<void> {
   try {
     await app(ctx);
   } catch (error) {
@@ -109,7 +114,7 @@ async function run(app: RequestDelegate, ctx: HttpContext, development: boolean)
       writeErrorProblem(ctx, error, development);
     }
   }
-  ctx.log.info(
+  requestLog.info(
     {
       method: ctx.method,
       // The template, never the raw path (ids stay out of the log); null when no endpoint fitted.
