@@ -1,12 +1,10 @@
 import type { WebPubSubServiceClient } from '@azure/web-pubsub';
 import { emptyDropCounts, type DropReason } from '../../../src/ingest/drop-reason.js';
+import { eventToRawReading } from '../../../src/ingest/eventhubs/event-to-raw-reading.js';
 import type { RawReading } from '../../../src/ingest/source.js';
 import { validateReading } from '../../../src/ingest/validate-reading.js';
 import { deviceGroup, toWireReading, type WireReading } from '../../../src/protocol/reading.js';
 import { describeUpstreamFailure } from './upstream-failure.js';
-
-/** IoT Hub's built-in endpoint stamps the authenticated device on every message under this name. */
-const IOT_HUB_DEVICE_ID = 'iothub-connection-device-id';
 
 /** One event of a trigger batch, as the adapter takes it from the binding. */
 export interface TelemetryEvent {
@@ -101,37 +99,9 @@ export async function handleTelemetryBatch(events: readonly TelemetryEvent[], de
   return { received: events.length, sent, dropped, failed };
 }
 
-/** What the hub's validation takes (contract "Device ingestion", Event Hubs). */
+/** What the hub's validation takes: the same mapping as the hub's own Event Hubs source. */
 export function toRawReading(event: TelemetryEvent): RawReading {
-  const raw: RawReading = {
-    tenantId: stringOrUndefined(event.properties['tenant_id']),
-    deviceId: stringOrUndefined(event.systemProperties[IOT_HUB_DEVICE_ID]) ?? stringOrUndefined(event.properties['deviceId']),
-    payload: toBytes(event.body),
-  };
-  const traceparent = stringOrUndefined(event.properties['traceparent']);
-  if (traceparent !== undefined) raw.traceparent = traceparent;
-  return raw;
-}
-
-/**
- * The Node worker hands a JSON body over already parsed, other text as a string, and bytes (binary
- * data type) as a Buffer. Parsed values are serialized again so the hub's checks (size, object,
- * depth, `ts`) apply to the same JSON; text that was not JSON stays as it was and fails as bad JSON.
- */
-function toBytes(body: unknown): Uint8Array {
-  if (body instanceof Uint8Array) return body;
-  if (typeof body === 'string') return Buffer.from(body, 'utf8');
-  if (body === undefined) return new Uint8Array(0);
-  try {
-    return Buffer.from(JSON.stringify(body) ?? '', 'utf8');
-  } catch {
-    // BigInt or a cycle: nothing a device could have sent as JSON; the check rejects the empty body.
-    return new Uint8Array(0);
-  }
-}
-
-function stringOrUndefined(value: unknown): string | undefined {
-  return typeof value === 'string' ? value : undefined;
+  return eventToRawReading(event);
 }
 
 function nonZero(counts: Record<DropReason, number>): Partial<Record<DropReason, number>> {

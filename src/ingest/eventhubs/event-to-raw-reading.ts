@@ -1,6 +1,16 @@
 import type { ReceivedEventData } from '@azure/event-hubs';
 import type { RawReading } from '../source.js';
 
+/**
+ * The parts of an event a reading comes from: the SDK's ReceivedEventData, or what the Azure
+ * Functions Event Hubs binding hands a function (the function path shares this mapping).
+ */
+export type EventFields = Pick<ReceivedEventData, 'body'> & {
+  properties?: Record<string, unknown> | undefined;
+  systemProperties?: Record<string, unknown> | undefined;
+  sequenceNumber?: number | undefined;
+};
+
 /** IoT Hub's built-in endpoint stamps the authenticated device on every message under this name. */
 const IOT_HUB_DEVICE_ID = 'iothub-connection-device-id';
 
@@ -9,7 +19,7 @@ const IOT_HUB_DEVICE_ID = 'iothub-connection-device-id';
  * untouched (the source subscribes with `skipParsingBodyAsJson`); AMQP value/sequence bodies, which some
  * producers send instead of data sections, become their UTF-8 JSON text so the sink sees one format.
  */
-export function eventToRawReading(event: ReceivedEventData): RawReading {
+export function eventToRawReading(event: EventFields): RawReading {
   const properties = event.properties ?? {};
   const raw: RawReading = {
     tenantId: stringOrUndefined(properties.tenant_id),
@@ -25,6 +35,8 @@ export function eventToRawReading(event: ReceivedEventData): RawReading {
 
 function toBytes(body: unknown): Uint8Array {
   if (body instanceof Uint8Array) return body;
+  // The Functions worker hands text bodies over as strings (JSON ones already parsed).
+  if (typeof body === 'string') return Buffer.from(body, 'utf8');
   if (body === undefined) return new Uint8Array(0);
   // A body JSON cannot represent (BigInt, cycles) is left empty for the sink to reject as malformed.
   try {
