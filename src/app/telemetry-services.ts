@@ -29,7 +29,7 @@ export interface TelemetryServices {
 
 /** The main job: MQTT (embedded or external) → validate → throttle → device groups on the hub. */
 export function createTelemetryServices(config: AppConfig, log: Logger, lifetime: ApplicationLifetime): TelemetryServices {
-  const registry = new DeviceRegistry();
+  const registry = new DeviceRegistry({ maxDevices: config.hub.maxDevices });
   const backplane = config.redisUrl
     ? new RedisBackplane({ url: config.redisUrl, hubName: config.hub.name, log: categoryLogger(log, config, 'Hub.Backplane') })
     : undefined;

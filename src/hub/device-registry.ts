@@ -27,6 +27,15 @@ interface TenantDevices {
   readonly byId: Map<string, DeviceListItem>;
 }
 
+export interface DeviceRegistryOptions {
+  /**
+   * At most this many devices over all tenants (default 100 000); past it the least recently seen
+   * device is forgotten, so devices inventing new ids cannot grow memory without bound. A
+   * forgotten device that returns starts again as new (its MQTT `seq` restarts at 1).
+   */
+  maxDevices?: number;
+}
+
 /**
  * The devices each tenant has, ordered by id, with their last accepted reading. Cursors name
  * the last id returned, so a page continues strictly after it: devices appearing between
@@ -34,9 +43,22 @@ interface TenantDevices {
  */
 export class DeviceRegistry {
   readonly #tenants = new Map<string, TenantDevices>();
+  /** Every device, least recently seen first (a Map keeps insertion order; a reading re-inserts). */
+  readonly #recency = new Map<string, { tenantId: string; deviceId: string }>();
+  readonly #maxDevices: number;
+
+  constructor(options: DeviceRegistryOptions = {}) {
+    this.#maxDevices = options.maxDevices ?? 100_000;
+  }
+
+  /** Devices over all tenants. */
+  get size(): number {
+    return this.#recency.size;
+  }
 
   /** Remembers an accepted reading as its device's last. */
   record(reading: Reading): void {
+    const key = `${reading.tenantId}\u0000${reading.deviceId}`;
     let tenant = this.#tenants.get(reading.tenantId);
     if (tenant === undefined) {
       tenant = { ids: [], byId: new Map() };
@@ -46,10 +68,26 @@ export class DeviceRegistry {
     if (entry !== undefined) {
       entry.last = reading;
       entry.lastSeen = reading.receivedAt;
+      const place = this.#recency.get(key)!;
+      this.#recency.delete(key);
+      this.#recency.set(key, place);
       return;
     }
+    if (this.#recency.size >= this.#maxDevices) this.#forgetLeastRecent();
     tenant.byId.set(reading.deviceId, { deviceId: reading.deviceId, lastSeen: reading.receivedAt, last: reading });
     tenant.ids.splice(upperBound(tenant.ids, reading.deviceId), 0, reading.deviceId);
+    this.#recency.set(key, { tenantId: reading.tenantId, deviceId: reading.deviceId });
+  }
+
+  #forgetLeastRecent(): void {
+    const first = this.#recency.entries().next();
+    if (first.done) return;
+    const [key, { tenantId, deviceId }] = first.value;
+    this.#recency.delete(key);
+    const tenant = this.#tenants.get(tenantId)!;
+    tenant.byId.delete(deviceId);
+    tenant.ids.splice(upperBound(tenant.ids, deviceId) - 1, 1);
+    if (tenant.ids.length === 0) this.#tenants.delete(tenantId);
   }
 
   /** The device's last accepted reading, or undefined for a device never seen. */

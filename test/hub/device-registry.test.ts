@@ -137,3 +137,38 @@ describe('DeviceRegistry', () => {
     expect(registry.list('demo').items[0]!.lastSeen).toBe(1001);
   });
 });
+
+describe('DeviceRegistry bound', () => {
+  const at = (tenantId: string, deviceId: string, receivedAt: number): Reading => ({
+    tenantId,
+    deviceId,
+    seq: 1,
+    ts: receivedAt,
+    receivedAt,
+    data: {},
+  });
+
+  it('forgets the least recently seen device past maxDevices, so new ids cannot grow memory without bound', () => {
+    const registry = new DeviceRegistry({ maxDevices: 3 });
+    registry.record(at('t1', 'a', 1));
+    registry.record(at('t1', 'b', 2));
+    registry.record(at('t2', 'c', 3));
+    registry.record(at('t1', 'a', 4)); // a is now the most recently seen
+    registry.record(at('t2', 'd', 5)); // evicts b, the least recently seen
+    expect(registry.size).toBe(3);
+    expect(registry.last('t1', 'b')).toBeUndefined();
+    expect(registry.list('t1').items.map((i) => i.deviceId)).toEqual(['a']);
+    expect(registry.list('t2').items.map((i) => i.deviceId)).toEqual(['c', 'd']);
+  });
+
+  it('stays at its bound under a flood of new device ids, keeping pages ordered', () => {
+    const registry = new DeviceRegistry({ maxDevices: 1000 });
+    for (let i = 0; i < 20_000; i++) registry.record(at('flood', `dev-${i}`, i));
+    expect(registry.size).toBe(1000);
+    expect(registry.count('flood')).toBe(1000);
+    const ids = registry.list('flood', { limit: 1000 }).items.map((i) => i.deviceId);
+    expect(ids).toEqual([...ids].sort());
+    expect(registry.last('flood', 'dev-19999')).toBeDefined();
+    expect(registry.last('flood', 'dev-18999')).toBeUndefined();
+  });
+});

@@ -23,7 +23,7 @@ export interface AppConfig {
     readonly ownershipExpirationMs: number;
   };
   readonly redisUrl: string | undefined;
-  readonly hub: { readonly name: string; readonly accessKey: string };
+  readonly hub: { readonly name: string; readonly accessKey: string; readonly maxDevices: number };
   readonly jwt: {
     readonly secret: string | undefined;
     readonly issuer: string;
@@ -77,7 +77,7 @@ export function toAppConfig(
       ownershipExpirationMs: v<number>('Ingestion:EventHubs:OwnershipExpirationSeconds') * 1000,
     },
     redisUrl: v('ConnectionStrings:redis'),
-    hub: { name: v('Hub:Name'), accessKey: v('Hub:AccessKey') },
+    hub: { name: v('Hub:Name'), accessKey: v('Hub:AccessKey'), maxDevices: v('Hub:MaxDevices') },
     jwt: {
       secret: v('Auth:Jwt:Secret'),
       issuer: v('Auth:Jwt:Issuer'),

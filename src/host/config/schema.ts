@@ -53,6 +53,8 @@ export const SCHEMA: readonly KeyDefinition[] = [
   { key: 'Ingestion:EventHubs:LoadBalancingIntervalSeconds', parse: p.num(0.05, 600), default: () => 10 },
   { key: 'Ingestion:EventHubs:OwnershipExpirationSeconds', parse: p.num(0.1, 3600), default: () => 60 },
   { key: 'ConnectionStrings:redis', parse: p.url(['redis', 'rediss']), secret: true },
+  // devices remembered over all tenants (last value, seq); past it the least recently seen is forgotten
+  { key: 'Hub:MaxDevices', parse: p.int(1, 10_000_000), default: () => 100_000 },
   { key: 'Hub:Name', parse: p.str({ pattern: /^[A-Za-z][A-Za-z0-9_]{0,127}$/ }), default: () => 'telemetry' },
   {
     key: 'Hub:AccessKey',
