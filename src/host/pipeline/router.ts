@@ -1,6 +1,8 @@
 import type { Endpoint } from './endpoint.js';
 import { comparePrecedence, matchTemplate, splitPath } from './route-template.js';
 
+const CACHE_SIZE = 1024;
+
 export type Selection =
   | { kind: 'endpoint'; endpoint: Endpoint; values: Record<string, string> }
   | { kind: 'none' }
@@ -22,12 +24,33 @@ export interface RouteRequest {
  */
 export class Router {
   readonly #endpoints: readonly Endpoint[];
+  /**
+   * Selections by request shape: endpoints never change once built, so the same method, path (and
+   * host and body type, where endpoints constrain them) always select the same. Bounded: cleared
+   * when full, since paths carry ids.
+   */
+  readonly #cache = new Map<string, Selection>();
+  readonly #byHost: boolean;
+  readonly #byType: boolean;
 
   constructor(endpoints: readonly Endpoint[]) {
     this.#endpoints = endpoints;
+    this.#byHost = endpoints.some((e) => e.host !== undefined);
+    this.#byType = endpoints.some((e) => e.accepts !== null);
   }
 
   select(req: RouteRequest): Selection {
+    const key = `${req.method} ${this.#byHost ? req.host : ''} ${this.#byType ? req.contentType : ''} ${req.path}`;
+    let selection = this.#cache.get(key);
+    if (selection === undefined) {
+      selection = this.#select(req);
+      if (this.#cache.size >= CACHE_SIZE) this.#cache.clear();
+      this.#cache.set(key, selection);
+    }
+    return selection;
+  }
+
+  #select(req: RouteRequest): Selection {
     const segments = splitPath(req.path);
     const fits: { endpoint: Endpoint; values: Record<string, string>; constraintsOk: boolean }[] = [];
     for (const endpoint of this.#endpoints) {
@@ -60,7 +83,7 @@ export class Router {
     ) {
       return { kind: 'ambiguous', candidates: survivors.filter((c) => c.endpoint.order === best!.endpoint.order && comparePrecedence(c.endpoint.template.precedence, best!.endpoint.template.precedence) === 0).map((c) => c.endpoint) };
     }
-    return { kind: 'endpoint', endpoint: best!.endpoint, values: best!.values };
+    return { kind: 'endpoint', endpoint: best!.endpoint, values: Object.freeze(best!.values) };
   }
 }
 

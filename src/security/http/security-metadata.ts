@@ -25,17 +25,31 @@ const CHECKS: Record<keyof SecurityMetadata, (value: unknown) => boolean> = {
   rateLimit: (v) => v === false || typeof v === 'string',
 };
 
+const NONE: SecurityMetadata = Object.freeze({});
+/** Endpoints are immutable once built: each is checked once, not on every request (bench/). */
+const checked = new WeakMap<Endpoint, SecurityMetadata>();
+
 /** The security keys of an endpoint, type-checked: metadata is open-ended, so a typo'd value fails loudly here. */
 export function securityMetadata(endpoint: Endpoint | null): SecurityMetadata {
-  const metadata = endpoint?.metadata ?? {};
+  if (endpoint === null) return NONE;
+  let found = checked.get(endpoint);
+  if (found === undefined) {
+    found = check(endpoint);
+    checked.set(endpoint, found);
+  }
+  return found;
+}
+
+function check(endpoint: Endpoint): SecurityMetadata {
+  const metadata = endpoint.metadata;
   const out: Record<string, unknown> = {};
-  for (const [key, check] of Object.entries(CHECKS)) {
+  for (const [key, valid] of Object.entries(CHECKS)) {
     const value = metadata[key];
     if (value === undefined) continue;
-    if (!check(value)) throw new TypeError(`endpoint metadata "${key}" of ${endpoint!.displayName} has the wrong type`);
+    if (!valid(value)) throw new TypeError(`endpoint metadata "${key}" of ${endpoint.displayName} has the wrong type`);
     out[key] = value;
   }
-  return out as SecurityMetadata;
+  return Object.freeze(out) as SecurityMetadata;
 }
 
 /** The principal authentication put on the context, or null when anonymous. */
