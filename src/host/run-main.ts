@@ -56,7 +56,6 @@ export async function runMain(compose: (config: AppConfig, log: Logger) => Compo
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
 
-  host.lifetime.onStopped(() => undefined);
   const stopped = new Promise<number>((resolve) => {
     host.lifetime.onStopping(() => {
       void host.stop().then((result) => resolve(result.abandoned.length > 0 || result.failure !== undefined ? ExitCode.failure : ExitCode.ok));
