@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll } from 'vitest';
 import type { Socket } from 'socket.io-client';
 import { Redis } from 'ioredis';
 import { connectTelemetry, startApp, userToken, type RunningApp } from '../support/app-harness.js';
@@ -124,4 +125,34 @@ export function delay(ms: number): Promise<void> {
 export function expectedSeq(peer: EventHubsPeer, deviceIds: string[], deviceId: string, rounds: number): number {
   const sharing = deviceIds.filter((d) => peer.partitionFor(d) === peer.partitionFor(deviceId));
   return (rounds - 1) * sharing.length + sharing.indexOf(deviceId) + 1;
+}
+
+/** What a Redis-backed end-to-end suite shares: the test peer, a Redis to inspect, its hubs and subscriber. */
+export interface RedisPeerFixture {
+  peer: EventHubsPeer;
+  redis: Redis;
+  readonly hubs: RunningApp[];
+  subscriber: Subscriber | undefined;
+}
+
+/**
+ * Starts a test peer and a Redis inspector before the suite, and after it stops every hub, the peer
+ * and the subscriber and deletes the run's checkpoint keys.
+ */
+export function redisPeerFixture(partitions: number): RedisPeerFixture {
+  const fx = { hubs: [] as RunningApp[], subscriber: undefined } as unknown as RedisPeerFixture;
+  beforeAll(async () => {
+    fx.peer = await startPeer(partitions);
+    fx.redis = await inspectRedis();
+  });
+  afterAll(async () => {
+    fx.subscriber?.socket.close();
+    for (const hub of fx.hubs) await hub.stop();
+    await fx.peer?.close();
+    if (fx.redis) {
+      await deleteCheckpointKeys(fx.redis, fx.peer);
+      fx.redis.disconnect();
+    }
+  });
+  return fx;
 }

@@ -1,23 +1,18 @@
-import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { eventually, type RunningApp } from '../support/app-harness.js';
-import type { EventHubsPeer } from '../support/eventhubs-peer/eventhubs-peer.js';
 import { requireService } from '../support/services.js';
 import {
   checkpointedEvents,
   checkpointKeys,
-  deleteCheckpointKeys,
   delay,
   injectReadings,
-  inspectRedis,
   ownership,
   REDIS_URL,
   startHub,
-  startPeer,
   subscribe,
   uniqueName,
-  type Subscriber,
   expectedSeq,
+  redisPeerFixture,
 } from './e2e-support.js';
 
 const PARTITIONS = 2;
@@ -30,58 +25,42 @@ const LIVE = 5;
 const hasRedis = await requireService('Redis', 6379);
 
 describe.skipIf(!hasRedis)('Event Hubs end to end: a restarted hub resumes from the Redis checkpoints', () => {
-  let peer: EventHubsPeer;
-  let redis: Redis;
-  const hubs: RunningApp[] = [];
-  let subscriber: Subscriber | undefined;
+  const fx = redisPeerFixture(PARTITIONS);
   // Its own backplane channel, so parallel test files sharing Redis do not see each other's readings.
   const args = [`--ConnectionStrings:redis=${REDIS_URL}`, `--Hub:Name=${uniqueName('e2e_')}`];
 
-  beforeAll(async () => {
-    peer = await startPeer(PARTITIONS);
-    redis = await inspectRedis();
-  });
-  afterAll(async () => {
-    subscriber?.socket.close();
-    for (const hub of hubs) await hub.stop();
-    await peer?.close();
-    if (redis) {
-      await deleteCheckpointKeys(redis, peer);
-      redis.disconnect();
-    }
-  });
 
   it('hub B delivers exactly the events injected while hub A was down: none twice, none skipped', async () => {
     // The devices cover both partitions, so both partitions' checkpoints are exercised.
-    expect(new Set(DEVICES.map((d) => peer.partitionFor(d))).size).toBe(PARTITIONS);
-    injectReadings(peer, TENANT, DEVICES, 0, FIRST);
+    expect(new Set(DEVICES.map((d) => fx.peer.partitionFor(d))).size).toBe(PARTITIONS);
+    injectReadings(fx.peer, TENANT, DEVICES, 0, FIRST);
 
-    const a = await startHub(peer, args);
-    hubs.push(a);
+    const a = await startHub(fx.peer, args);
+    fx.hubs.push(a);
     const total = FIRST * DEVICES.length;
     // The SDK claims one partition per 10 s load-balancing loop: A owns both after about 10 s.
     await eventually(() => a.app.telemetry.pipeline.stats().accepted === total, 20_000, 'hub A accepting the first events');
     for (const d of DEVICES) {
-      expect(a.app.telemetry.registry.last(TENANT, d)).toMatchObject({ seq: expectedSeq(peer, DEVICES, d, FIRST), data: { n: FIRST - 1 } });
+      expect(a.app.telemetry.registry.last(TENANT, d)).toMatchObject({ seq: expectedSeq(fx.peer, DEVICES, d, FIRST), data: { n: FIRST - 1 } });
     }
     // Checkpoints are written after each handed-over batch, under keys that carry the hub name.
     let covered = 0;
     const deadline = Date.now() + 5000;
-    while ((covered = await checkpointedEvents(redis, peer)) < total && Date.now() < deadline) await delay(50);
+    while ((covered = await checkpointedEvents(fx.redis, fx.peer)) < total && Date.now() < deadline) await delay(50);
     expect(covered).toBe(total);
-    expect(await redis.exists(checkpointKeys(peer).ownership)).toBe(1);
+    expect(await fx.redis.exists(checkpointKeys(fx.peer).ownership)).toBe(1);
 
     await a.stop();
-    hubs.splice(hubs.indexOf(a), 1);
+    fx.hubs.splice(fx.hubs.indexOf(a), 1);
     // On a clean stop the SDK abandons its partitions (empty owner), so B need not wait for them to expire.
-    expect([...(await ownership(redis, peer)).values()]).toEqual(['', '']);
+    expect([...(await ownership(fx.redis, fx.peer)).values()]).toEqual(['', '']);
 
-    injectReadings(peer, TENANT, DEVICES, FIRST, SECOND);
-    const b = await startHub(peer, args);
-    hubs.push(b);
-    subscriber = await subscribe(b, TENANT, DEVICES);
+    injectReadings(fx.peer, TENANT, DEVICES, FIRST, SECOND);
+    const b = await startHub(fx.peer, args);
+    fx.hubs.push(b);
+    fx.subscriber = await subscribe(b, TENANT, DEVICES);
     // A few more once B serves a subscriber, so the subscriber surely sees live readings.
-    injectReadings(peer, TENANT, DEVICES, FIRST + SECOND, LIVE);
+    injectReadings(fx.peer, TENANT, DEVICES, FIRST + SECOND, LIVE);
     const perDevice = SECOND + LIVE;
     const last = FIRST + perDevice - 1;
     const more = perDevice * DEVICES.length;
@@ -92,15 +71,15 @@ describe.skipIf(!hasRedis)('Event Hubs end to end: a restarted hub resumes from 
     // seqs it has seen keeps working across the restart.
     expect(b.app.telemetry.pipeline.stats().accepted).toBe(more);
     for (const d of DEVICES) {
-      expect(b.app.telemetry.registry.last(TENANT, d)).toMatchObject({ seq: expectedSeq(peer, DEVICES, d, FIRST + perDevice), data: { n: last } });
+      expect(b.app.telemetry.registry.last(TENANT, d)).toMatchObject({ seq: expectedSeq(fx.peer, DEVICES, d, FIRST + perDevice), data: { n: last } });
       // The subscriber sees only readings from after the restart (the throttle may skip some in
       // between), each once, ending with the newest.
-      const received = subscriber.of(d);
+      const received = fx.subscriber!.of(d);
       const ns = received.map((r) => r.data['n'] as number);
       expect(Math.min(...ns)).toBeGreaterThanOrEqual(FIRST);
       expect(ns.at(-1)).toBe(last);
       expect(new Set(received.map((r) => r.seq)).size).toBe(received.length);
     }
-    expect(await checkpointedEvents(redis, peer)).toBe(total + more);
+    expect(await checkpointedEvents(fx.redis, fx.peer)).toBe(total + more);
   }, 60_000);
 });

@@ -1,22 +1,17 @@
-import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { eventually, type RunningApp } from '../support/app-harness.js';
-import type { EventHubsPeer } from '../support/eventhubs-peer/eventhubs-peer.js';
 import { requireService } from '../support/services.js';
 import {
-  deleteCheckpointKeys,
   delay,
   injectReadings,
-  inspectRedis,
   ownerIdOf,
   ownership,
   REDIS_URL,
   startHub,
-  startPeer,
   subscribe,
   uniqueName,
-  type Subscriber,
   expectedSeq,
+  redisPeerFixture,
 } from './e2e-support.js';
 
 const PARTITIONS = 2;
@@ -27,41 +22,25 @@ const PER_DEVICE = 12;
 const hasRedis = await requireService('Redis', 6379);
 
 describe.skipIf(!hasRedis)('Event Hubs end to end: two hub instances share the partitions', () => {
-  let peer: EventHubsPeer;
-  let redis: Redis;
-  const hubs: RunningApp[] = [];
-  let subscriber: Subscriber | undefined;
+  const fx = redisPeerFixture(PARTITIONS);
   const args = [`--ConnectionStrings:redis=${REDIS_URL}`, `--Hub:Name=${uniqueName('e2e_')}`, '--Throttle:MaxPerSecondPerDevice=1000'];
 
-  beforeAll(async () => {
-    peer = await startPeer(PARTITIONS);
-    redis = await inspectRedis();
-  });
-  afterAll(async () => {
-    subscriber?.socket.close();
-    for (const hub of hubs) await hub.stop();
-    await peer?.close();
-    if (redis) {
-      await deleteCheckpointKeys(redis, peer);
-      redis.disconnect();
-    }
-  });
 
   it('each partition is read by one instance, every event is accepted once overall, and B relays what A reads', async () => {
-    expect(new Set(DEVICES.map((d) => peer.partitionFor(d))).size).toBe(PARTITIONS);
+    expect(new Set(DEVICES.map((d) => fx.peer.partitionFor(d))).size).toBe(PARTITIONS);
     // Started together, each claims one partition in its first load-balancing loop; if both pick the
     // same one, the loser claims the other in its next loop (10 s, the SDK default).
-    const [a, b] = await Promise.all([startHub(peer, args), startHub(peer, args)]);
-    hubs.push(a, b);
+    const [a, b] = await Promise.all([startHub(fx.peer, args), startHub(fx.peer, args)]);
+    fx.hubs.push(a, b);
     await eventually(() => ownerIdOf(a) !== undefined && ownerIdOf(b) !== undefined, 10_000, 'both instances connected');
     const ids = { a: ownerIdOf(a)!, b: ownerIdOf(b)! };
     let owners = new Map<string, string>();
     let stablePolls = 0;
     const deadline = Date.now() + 25_000;
     while (stablePolls < 4) {
-      if (Date.now() > deadline) throw new Error(`partitions not balanced: ${JSON.stringify([...owners])}, readers ${JSON.stringify(peer.openReceivers())}`);
-      owners = await ownership(redis, peer);
-      const readers = peer.openReceivers();
+      if (Date.now() > deadline) throw new Error(`partitions not balanced: ${JSON.stringify([...owners])}, readers ${JSON.stringify(fx.peer.openReceivers())}`);
+      owners = await ownership(fx.redis, fx.peer);
+      const readers = fx.peer.openReceivers();
       const balanced =
         owners.size === PARTITIONS &&
         [...owners.values()].sort().join() === [ids.a, ids.b].sort().join() &&
@@ -70,17 +49,17 @@ describe.skipIf(!hasRedis)('Event Hubs end to end: two hub instances share the p
       stablePolls = balanced ? stablePolls + 1 : 0;
       await delay(100);
     }
-    const ownerOf = (deviceId: string): 'a' | 'b' => (owners.get(peer.partitionFor(deviceId)) === ids.a ? 'a' : 'b');
+    const ownerOf = (deviceId: string): 'a' | 'b' => (owners.get(fx.peer.partitionFor(deviceId)) === ids.a ? 'a' : 'b');
     const ofA = DEVICES.filter((d) => ownerOf(d) === 'a');
     expect(ofA.length).toBeGreaterThan(0);
 
     // A client on B follows every device, including those only A reads from Event Hubs.
-    subscriber = await subscribe(b, TENANT, DEVICES);
-    injectReadings(peer, TENANT, DEVICES, 0, PER_DEVICE);
+    fx.subscriber = await subscribe(b, TENANT, DEVICES);
+    injectReadings(fx.peer, TENANT, DEVICES, 0, PER_DEVICE);
     const total = PER_DEVICE * DEVICES.length;
     const accepted = () => a.app.telemetry.pipeline.stats().accepted + b.app.telemetry.pipeline.stats().accepted;
     await eventually(() => accepted() >= total, 10_000, 'every event accepted');
-    await eventually(() => DEVICES.every((d) => subscriber!.of(d).at(-1)?.data['n'] === PER_DEVICE - 1), 5000, 'newest reading of every device on B');
+    await eventually(() => DEVICES.every((d) => fx.subscriber!.of(d).at(-1)?.data['n'] === PER_DEVICE - 1), 5000, 'newest reading of every device on B');
     await delay(1000);
 
     expect(accepted()).toBe(total);
@@ -88,13 +67,13 @@ describe.skipIf(!hasRedis)('Event Hubs end to end: two hub instances share the p
       const [owner, other] = ownerOf(d) === 'a' ? [a, b] : [b, a];
       // Only the owning instance accepted the device's events, each once, in order; seq is the
       // partition's sequence number (+1), shared with the other devices of that partition.
-      expect(owner.app.telemetry.registry.last(TENANT, d)).toMatchObject({ seq: expectedSeq(peer, DEVICES, d, PER_DEVICE), data: { n: PER_DEVICE - 1 } });
+      expect(owner.app.telemetry.registry.last(TENANT, d)).toMatchObject({ seq: expectedSeq(fx.peer, DEVICES, d, PER_DEVICE), data: { n: PER_DEVICE - 1 } });
       expect(other.app.telemetry.registry.last(TENANT, d)).toBeUndefined();
-      const received = subscriber.of(d);
+      const received = fx.subscriber!.of(d);
       expect(new Set(received.map((r) => r.seq)).size).toBe(received.length);
       expect(received.map((r) => r.seq)).toEqual([...received.map((r) => r.seq)].sort((x, y) => x - y));
     }
     // Readings of A's devices reached the client on B over the Redis backplane.
-    for (const d of ofA) expect(subscriber.of(d).length).toBeGreaterThan(0);
+    for (const d of ofA) expect(fx.subscriber!.of(d).length).toBeGreaterThan(0);
   }, 60_000);
 });
