@@ -18,7 +18,7 @@ export interface Harness {
   readonly baseUrl: string;
   readonly port: number;
   /** A client access URL for the official client. */
-  clientUrl(claims?: { userId?: string; tenantId?: string; roles?: string[]; groups?: string[] }): Promise<string>;
+  clientUrl(claims?: { userId?: string; tenantId?: string; roles?: string[]; groups?: string[]; expiresInSeconds?: number }): Promise<string>;
   close(): Promise<void>;
 }
 
