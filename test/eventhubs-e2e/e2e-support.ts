@@ -7,7 +7,8 @@ import { start, type EventHubsPeer } from '../support/eventhubs-peer/eventhubs-p
 
 export const REDIS_URL = 'redis://127.0.0.1:6379';
 
-export type WireReading = { tenantId: string; deviceId: string; seq: number; ts: number; receivedAt: number; data: Record<string, unknown> };
+export type { WireReading } from '../../src/protocol/reading.js';
+import type { WireReading } from '../../src/protocol/reading.js';
 
 /** A name unique to this run: hub names end up in checkpoint keys and backplane channels. */
 export function uniqueName(prefix: string): string {

@@ -1,15 +1,10 @@
 import type { Duplex } from 'node:stream';
-import {
-  WebPubSubClient,
-  WebPubSubJsonProtocol,
-  WebPubSubJsonReliableProtocol,
-  type OnGroupDataMessageArgs,
-  type OnServerDataMessageArgs,
-} from '@azure/web-pubsub-client';
+import { startOfficialClient, type Subscriber } from '../support/web-pubsub-client.js';
 import mqtt, { type MqttClient } from 'mqtt';
+
+export type { Subscriber };
 import { eventually, startApp, type RunningApp } from '../support/app-harness.js';
 
-export type WireReading = { tenantId: string; deviceId: string; seq: number; ts: number; receivedAt: number; data: Record<string, unknown> };
 
 export interface ServerlessApp {
   readonly running: RunningApp;
@@ -56,17 +51,6 @@ export async function startServerlessApp(): Promise<ServerlessApp> {
   };
 }
 
-export interface Subscriber {
-  readonly client: WebPubSubClient;
-  connectionId: string;
-  userId: string | undefined;
-  connectedEvents: number;
-  readonly group: OnGroupDataMessageArgs['message'][];
-  readonly server: OnServerDataMessageArgs['message'][];
-  /** Readings from group messages, in arrival order. */
-  readings(): WireReading[];
-}
-
 /** POST /api/negotiate with the user's token; the raw response. */
 export function negotiate(baseUrl: string, token: string | undefined): Promise<Response> {
   return fetch(`${baseUrl}/api/negotiate`, { method: 'POST', headers: token ? { authorization: `Bearer ${token}` } : {} });
@@ -85,8 +69,8 @@ export function subscribe(baseUrl: string, token: string | undefined, body: unkn
  * The official client, its access URL from `/api/negotiate` (fetched by the client itself, as a
  * browser app does), started and connected.
  */
-export async function connectClient(baseUrl: string, token: string, reliable: boolean): Promise<Subscriber> {
-  const client = new WebPubSubClient(
+export function connectClient(baseUrl: string, token: string, reliable: boolean): Promise<Subscriber> {
+  return startOfficialClient(
     {
       getClientAccessUrl: async () => {
         const res = await negotiate(baseUrl, token);
@@ -94,32 +78,6 @@ export async function connectClient(baseUrl: string, token: string, reliable: bo
         return ((await res.json()) as { url: string }).url;
       },
     },
-    {
-      protocol: reliable ? WebPubSubJsonReliableProtocol() : WebPubSubJsonProtocol(),
-      // A refused request should fail at once, not after the client's retries.
-      messageRetryOptions: { maxRetries: 0 },
-    },
+    reliable,
   );
-  const s: Subscriber = {
-    client,
-    connectionId: '',
-    userId: undefined,
-    connectedEvents: 0,
-    group: [],
-    server: [],
-    readings: () => s.group.map((m) => m.data as WireReading),
-  };
-  client.on('group-message', (e) => s.group.push(e.message));
-  client.on('server-message', (e) => s.server.push(e.message));
-  const connected = new Promise<void>((resolve) =>
-    client.on('connected', (e) => {
-      s.connectedEvents++;
-      s.connectionId = e.connectionId;
-      s.userId = e.userId;
-      resolve();
-    }),
-  );
-  await client.start();
-  await connected;
-  return s;
 }

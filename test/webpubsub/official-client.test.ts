@@ -1,25 +1,15 @@
 import {
   SendMessageError,
   WebPubSubClient,
-  WebPubSubJsonProtocol,
-  WebPubSubJsonReliableProtocol,
-  type OnGroupDataMessageArgs,
-  type OnServerDataMessageArgs,
 } from '@azure/web-pubsub-client';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { HubOutboundMessage } from '../../src/hub/outbound-message.js';
 import type { Reading } from '../../src/protocol/reading.js';
 import { webPubSubJsonCodec } from '../../src/protocol/webpubsub/message-codec.js';
+import { startOfficialClient, type Subscriber } from '../support/web-pubsub-client.js';
 import { eventually, reading, startHarness, type Harness } from './harness.js';
 
-interface Started {
-  client: WebPubSubClient;
-  connectionId: string;
-  userId: string | undefined;
-  group: OnGroupDataMessageArgs['message'][];
-  server: OnServerDataMessageArgs['message'][];
-  connectedEvents: number;
-}
+type Started = Subscriber;
 
 let h: Harness;
 const clients: WebPubSubClient[] = [];
@@ -36,26 +26,9 @@ afterEach(async () => {
 });
 
 async function start(reliable: boolean, claims: Parameters<Harness['clientUrl']>[0] = { userId: 'u1', tenantId: 'demo' }): Promise<Started> {
-  const client = new WebPubSubClient(await h.clientUrl(claims), {
-    protocol: reliable ? WebPubSubJsonReliableProtocol() : WebPubSubJsonProtocol(),
-    // A refused request should fail at once, not after the client's three retries.
-    messageRetryOptions: { maxRetries: 0 },
-  });
-  clients.push(client);
-  const started: Partial<Started> & Pick<Started, 'group' | 'server' | 'connectedEvents'> = { client, group: [], server: [], connectedEvents: 0 };
-  client.on('group-message', (e) => started.group.push(e.message));
-  client.on('server-message', (e) => started.server.push(e.message));
-  const connected = new Promise<void>((resolve) =>
-    client.on('connected', (e) => {
-      started.connectedEvents++;
-      started.connectionId = e.connectionId;
-      started.userId = e.userId;
-      resolve();
-    }),
-  );
-  await client.start();
-  await connected;
-  return started as Started;
+  const started = await startOfficialClient(await h.clientUrl(claims), reliable);
+  clients.push(started.client);
+  return started;
 }
 
 describe.each([
