@@ -5,6 +5,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { BENCH } from '../harness/bench-config.js';
 import { processArgs, serveParent } from '../harness/serve-parent.js';
 import { deviceOfTopic, startAnchorFeed } from './anchor-feed.js';
+import { textFrame } from '../../src/transport/web-socket-frame.js';
 
 interface WsAnchorArgs {
   /** `frame`: one prebuilt WebSocket frame written to each member's TCP socket; `send`: ws.send(buffer) per member. */
@@ -47,21 +48,3 @@ serveParent(
   { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, brokerUrl: feed.brokerUrl },
 );
 
-/** An unmasked, final text frame (RFC 6455 §5.2) around `payload`: built once, written to many. */
-function textFrame(payload: Buffer): Buffer {
-  const n = payload.length;
-  const headerLength = n < 126 ? 2 : n < 65536 ? 4 : 10;
-  const frame = Buffer.allocUnsafe(headerLength + n);
-  frame[0] = 0x81;
-  if (n < 126) {
-    frame[1] = n;
-  } else if (n < 65536) {
-    frame[1] = 126;
-    frame.writeUInt16BE(n, 2);
-  } else {
-    frame[1] = 127;
-    frame.writeBigUInt64BE(BigInt(n), 2);
-  }
-  payload.copy(frame, headerLength);
-  return frame;
-}

@@ -1,4 +1,4 @@
-import type { RateLimiter, RateLimitResult } from './rate-limiter.js';
+import { releaseOnce, type RateLimiter, type RateLimitResult } from './rate-limiter.js';
 
 /**
  * One limiter made of several, tried in order (e.g. a global limiter, then the endpoint's). The first
@@ -19,15 +19,7 @@ export function chainLimiters(...limiters: RateLimiter[]): RateLimiter {
         if (result.release) releases.push(result.release);
       }
       if (releases.length === 0) return { ok: true };
-      let released = false;
-      return {
-        ok: true,
-        release: () => {
-          if (released) return;
-          released = true;
-          releaseAll(releases);
-        },
-      };
+      return { ok: true, release: releaseOnce(() => releaseAll(releases)) };
     },
   };
 }

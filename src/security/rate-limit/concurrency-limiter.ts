@@ -1,5 +1,5 @@
 import { PartitionStore } from './partition-store.js';
-import { checkPermits, checkPositiveInteger, type PartitionOptions, type RateLimiter, type RateLimitResult } from './rate-limiter.js';
+import { checkPermits, checkPositiveInteger, releaseOnce, type PartitionOptions, type RateLimiter, type RateLimitResult } from './rate-limiter.js';
 
 export interface ConcurrencyLimiterOptions extends PartitionOptions {
   /** Permits in use at once per partition. */
@@ -36,16 +36,13 @@ export class ConcurrencyLimiter implements RateLimiter {
     const state = this.partitions.get(key, now, () => ({ inFlight: 0 }));
     if (state.inFlight + permits > this.permitLimit) return { ok: false };
     state.inFlight += permits;
-    let released = false;
     return {
       ok: true,
       // Bound to this state object: if the partition was dropped meanwhile, releasing cannot
       // corrupt the count of a partition created later under the same key.
-      release: () => {
-        if (released) return;
-        released = true;
+      release: releaseOnce(() => {
         state.inFlight -= permits;
-      },
+      }),
     };
   }
 }

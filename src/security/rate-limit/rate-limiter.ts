@@ -48,3 +48,13 @@ export function checkPermits(permits: number, limit: number): void {
 export function checkPositiveInteger(name: string, value: number): void {
   if (!Number.isInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer`);
 }
+
+/** A release that runs `release` once however often it is called: a lease is returned once. */
+export function releaseOnce(release: () => void): () => void {
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    release();
+  };
+}
