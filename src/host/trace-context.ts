@@ -23,9 +23,6 @@ export function continueTrace(traceparent: string | string[] | undefined): Trace
   return { traceId: randomHex(16), parentSpanId: undefined, spanId, flags: '01' };
 }
 
-export function formatTraceparent(ctx: TraceContext): string {
-  return `00-${ctx.traceId}-${ctx.spanId}-${ctx.flags}`;
-}
 
 /**
  * Random ids from a pool refilled 4 KiB at a time: one randomBytes call per request was 7.6 % of a

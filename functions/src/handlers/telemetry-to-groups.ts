@@ -1,7 +1,6 @@
 import type { WebPubSubServiceClient } from '@azure/web-pubsub';
 import { emptyDropCounts, type DropReason } from '../../../src/ingest/drop-reason.js';
 import { eventToRawReading } from '../../../src/ingest/eventhubs/event-to-raw-reading.js';
-import type { RawReading } from '../../../src/ingest/source.js';
 import { validateReading } from '../../../src/ingest/validate-reading.js';
 import { deviceGroup, toWireReading, type WireReading } from '../../../src/protocol/reading.js';
 import { describeUpstreamFailure } from './upstream-failure.js';
@@ -57,7 +56,7 @@ export async function handleTelemetryBatch(events: readonly TelemetryEvent[], de
   const dropped = emptyDropCounts();
   const lanes = new Map<string, WireReading[]>();
   for (const event of events) {
-    const result = validateReading(toRawReading(event), deps.now());
+    const result = validateReading(eventToRawReading(event), deps.now());
     if (!result.ok) {
       dropped[result.reason]++;
       continue;
@@ -97,11 +96,6 @@ export async function handleTelemetryBatch(events: readonly TelemetryEvent[], de
     if (sent === 0) throw new TelemetryDeliveryError(failed);
   }
   return { received: events.length, sent, dropped, failed };
-}
-
-/** What the hub's validation takes: the same mapping as the hub's own Event Hubs source. */
-export function toRawReading(event: TelemetryEvent): RawReading {
-  return eventToRawReading(event);
 }
 
 function nonZero(counts: Record<DropReason, number>): Partial<Record<DropReason, number>> {

@@ -46,14 +46,6 @@ export function url(protocols: readonly string[]) {
   };
 }
 
-export function oneOf<const T extends string>(values: readonly T[]) {
-  return (raw: Raw): T => {
-    const s = String(raw).trim();
-    const hit = values.find((v) => v.toLowerCase() === s.toLowerCase());
-    if (!hit) throw new Error(`must be one of ${values.join(', ')}`);
-    return hit;
-  };
-}
 
 /** Comma separated origins, each `scheme://host[:port]`. */
 export function origins(raw: Raw): string[] {

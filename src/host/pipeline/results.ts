@@ -1,4 +1,4 @@
-import { Errors, type ErrorDefinition } from '../errors.js';
+import type { ErrorDefinition } from '../errors.js';
 import { problem, problemFromError, PROBLEM_CONTENT_TYPE } from '../problem.js';
 import type { HttpContext } from './http-context.js';
 
@@ -98,4 +98,3 @@ export function writeErrorProblem(ctx: HttpContext, error: unknown, development:
   writeProblem(ctx, problemFromError(error, where(ctx), development));
 }
 
-export const NOT_FOUND = Errors.HTTP_NOT_FOUND;
