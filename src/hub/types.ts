@@ -4,7 +4,7 @@
  */
 
 /** The data of one message, as the Web PubSub protocol types it. */
-export type DataType = 'json' | 'text' | 'binary';
+export type DataType = 'json' | 'text' | 'binary' | 'protobuf';
 
 /** Where a message came from, as subscribers see it. */
 export type MessageSource =
@@ -19,7 +19,7 @@ export type MessageSource =
 export interface OutboundMessage {
   readonly source: MessageSource;
   readonly dataType: DataType;
-  /** A JSON value for `json`, a string for `text`, bytes for `binary`. */
+  /** A JSON value for `json`, a string for `text`, bytes for `binary`, an encoded google.protobuf.Any for `protobuf`. */
   readonly data: unknown;
   /**
    * Conflation key: when a consumer is slow, a newer message with the same key replaces an

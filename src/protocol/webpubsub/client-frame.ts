@@ -1,8 +1,8 @@
 import type { DataType } from '../../hub/types.js';
 
 /**
- * Frames a client sends over `json.webpubsub.azure.v1` / `json.reliable.webpubsub.azure.v1`,
- * after validation. `ackId` is present only when the client asked for an ack.
+ * Frames a client sends over the JSON or protobuf subprotocols (plain and reliable), after
+ * validation. `ackId` is present only when the client asked for an ack.
  */
 export type ClientFrame =
   | { type: 'joinGroup'; group: string; ackId?: number }
@@ -13,7 +13,7 @@ export type ClientFrame =
       ackId?: number;
       noEcho: boolean;
       dataType: DataType;
-      /** JSON value for json, string for text, bytes for binary (decoded from base64). */
+      /** JSON value for json, string for text, bytes for binary, the encoded Any for protobuf. */
       data: unknown;
     }
   | { type: 'event'; event: string; ackId?: number; dataType: DataType; data: unknown }
@@ -21,11 +21,12 @@ export type ClientFrame =
   | { type: 'ping' };
 
 /**
- * Why a frame was refused. `invalid-json`, `not-an-object` and `missing-type` mean the peer does
- * not speak the protocol; `unknown-type` is a newer frame this hub ignores; `invalid-field` is a
- * known frame with a bad field, answered with an ack when the frame carried a usable `ackId`.
+ * Why a frame was refused. `invalid-json`, `not-an-object`, `invalid-protobuf` (bytes that do not
+ * decode as an UpstreamMessage) and `missing-type` mean the peer does not speak the protocol;
+ * `unknown-type` is a newer frame this hub ignores; `invalid-field` is a known frame with a bad
+ * field, answered with an ack when the frame carried a usable `ackId`.
  */
-export type FrameErrorCode = 'invalid-json' | 'not-an-object' | 'missing-type' | 'unknown-type' | 'invalid-field';
+export type FrameErrorCode = 'invalid-json' | 'not-an-object' | 'invalid-protobuf' | 'missing-type' | 'unknown-type' | 'invalid-field';
 
 export interface FrameError {
   readonly code: FrameErrorCode;

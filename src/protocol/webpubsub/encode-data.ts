@@ -3,7 +3,7 @@ import { readingToJson, type Reading } from '../reading.js';
 
 /**
  * The JSON text of a message's `data` field: the value itself for json, a JSON string for text,
- * base64 for binary (as the service sends them).
+ * base64 for binary and for protobuf (the encoded Any), as the service sends them.
  */
 export function encodeData(dataType: DataType, data: unknown): string {
   switch (dataType) {
@@ -12,6 +12,7 @@ export function encodeData(dataType: DataType, data: unknown): string {
     case 'text':
       return JSON.stringify(typeof data === 'string' ? data : String(data));
     case 'binary':
+    case 'protobuf':
       return `"${toBuffer(data).toString('base64')}"`;
   }
 }

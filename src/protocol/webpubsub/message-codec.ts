@@ -55,6 +55,7 @@ export const webPubSubSimpleCodec: MessageCodec<SimpleFrame> = {
   encode(message: OutboundMessage): SimpleFrame {
     switch (message.dataType) {
       case 'binary':
+      case 'protobuf':
         return { payload: toBuffer(message.data), binary: true };
       case 'text':
         return { payload: Buffer.from(typeof message.data === 'string' ? message.data : String(message.data)), binary: false };

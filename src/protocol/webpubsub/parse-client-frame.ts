@@ -98,7 +98,8 @@ function withAck(raw: Record<string, unknown>, type: string, next: (ackId: numbe
   return next(ackId ?? undefined);
 }
 
-function groupName(value: unknown): string | undefined {
+/** The group name when `value` is a valid one (shared with the protobuf parser). */
+export function groupName(value: unknown): string | undefined {
   if (typeof value !== 'string' || value.length === 0 || value.length > MAX_GROUP_NAME_LENGTH) return undefined;
   return value.trim() === '' ? undefined : value;
 }

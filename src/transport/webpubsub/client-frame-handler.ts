@@ -3,7 +3,7 @@ import { HubOutboundMessage } from '../../hub/outbound-message.js';
 import { deviceGroup, isValidId, type Reading } from '../../protocol/reading.js';
 import type { ClientFrame } from '../../protocol/webpubsub/client-frame.js';
 import { canJoinLeaveGroup, canSendToGroup } from '../../protocol/webpubsub/permissions.js';
-import { ackFrame, pongFrame, type AckError } from '../../protocol/webpubsub/server-frame.js';
+import type { AckError } from '../../protocol/webpubsub/server-frame.js';
 import type { WebPubSubConnection } from './web-pubsub-connection.js';
 
 export interface ClientFrameDeps {
@@ -26,7 +26,7 @@ type Outcome = AckError | undefined;
 export function handleClientFrame(connection: WebPubSubConnection, frame: ClientFrame, deps: ClientFrameDeps): void {
   switch (frame.type) {
     case 'ping':
-      connection.sendControl(pongFrame());
+      connection.sendPong();
       return;
     case 'sequenceAck':
       connection.acknowledge(frame.sequenceId);
@@ -36,7 +36,7 @@ export function handleClientFrame(connection: WebPubSubConnection, frame: Client
   }
   const ackId = frame.ackId;
   if (ackId !== undefined && connection.ackIds.has(ackId)) {
-    connection.sendControl(ackFrame(ackId, { name: 'Duplicate', message: `Message with ack-id: ${ackId} has been processed.` }));
+    connection.sendAck(ackId, { name: 'Duplicate', message: `Message with ack-id: ${ackId} has been processed.` });
     return;
   }
   let after: (() => void) | undefined;
@@ -57,7 +57,7 @@ export function handleClientFrame(connection: WebPubSubConnection, frame: Client
   }
   if (ackId !== undefined) {
     if (outcome === undefined) connection.ackIds.add(ackId);
-    connection.sendControl(ackFrame(ackId, outcome));
+    connection.sendAck(ackId, outcome);
   }
   // After the ack: e.g. the last reading follows the subscribe ack it belongs to.
   after?.();
@@ -91,7 +91,7 @@ function event(
     // The service would route it to an upstream event handler; this hub has none.
     return [{ name: 'NotFound', message: `No handler for event '${frame.event}'.` }, undefined];
   }
-  const deviceId = frame.dataType === 'json' ? (frame.data as { deviceId?: unknown } | null)?.deviceId : undefined;
+  const deviceId = (eventJson(frame) as { deviceId?: unknown } | null | undefined)?.deviceId;
   if (!isValidId(deviceId)) {
     return [{ name: 'BadRequest', message: 'The event data must be JSON { "deviceId": string } with a valid device id.' }, undefined];
   }
@@ -111,4 +111,18 @@ function event(
   // A server message (not a group one): the snapshot is this connection's alone. Keyed by the
   // group, so a newer reading replaces it when the connection is slow.
   return [undefined, () => connection.send(new HubOutboundMessage({ kind: 'server' }, 'json', last, group))];
+}
+
+/**
+ * An event's data as JSON: json data as is, or text holding JSON, which is how protobuf clients
+ * send it (MessageData has no JSON case: the service's own clients send JSON as text_data).
+ */
+function eventJson(frame: Extract<ClientFrame, { type: 'event' }>): unknown {
+  if (frame.dataType === 'json') return frame.data;
+  if (frame.dataType !== 'text') return undefined;
+  try {
+    return JSON.parse(frame.data as string) as unknown;
+  } catch {
+    return undefined;
+  }
 }

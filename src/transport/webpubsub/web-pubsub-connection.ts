@@ -4,12 +4,14 @@ import { ConflatingOutbox } from '../../hub/conflating-outbox.js';
 import type { CloseReason, HubConnection, OutboundMessage } from '../../hub/types.js';
 import type { ClientAccessClaims } from '../../protocol/webpubsub/access-token.js';
 import { webPubSubJsonCodec, webPubSubSimpleCodec } from '../../protocol/webpubsub/message-codec.js';
-import { connectedFrame, disconnectedFrame } from '../../protocol/webpubsub/server-frame.js';
-import type { ProtocolKind } from '../../protocol/webpubsub/subprotocol.js';
+import { webPubSubProtobufCodec } from '../../protocol/webpubsub/protobuf-message-codec.js';
+import type { AckError } from '../../protocol/webpubsub/server-frame.js';
+import { isProtobuf, isReliable, type ProtocolKind } from '../../protocol/webpubsub/subprotocol.js';
 import { AckIdWindow } from './ack-id-window.js';
 import { closeFor, CloseCode } from './close-codes.js';
+import { controlFramesFor, type ControlFrames } from './control-frames.js';
 import { ResendBuffer } from './resend-buffer.js';
-import { webSocketJsonFrameCodec } from './web-socket-frame-codec.js';
+import { webSocketJsonFrameCodec, webSocketProtobufFrameCodec } from './web-socket-frame-codec.js';
 
 export interface WebPubSubConnectionOptions {
   readonly id: string;
@@ -50,6 +52,9 @@ export class WebPubSubConnection implements HubConnection {
   alive = true;
 
   readonly #options: WebPubSubConnectionOptions;
+  readonly #frames: ControlFrames;
+  /** Data frames are binary (protobuf) rather than text (JSON). */
+  readonly #binary: boolean;
   readonly #outbox: ConflatingOutbox;
   readonly #resend: ResendBuffer | undefined;
   #socket: WebSocket | undefined = undefined;
@@ -68,8 +73,10 @@ export class WebPubSubConnection implements HubConnection {
     this.userId = options.claims.userId;
     this.tenantId = options.claims.tenantId;
     this.reconnectionToken = options.reconnectionToken;
+    this.#frames = controlFramesFor(options.kind);
+    this.#binary = isProtobuf(options.kind);
     this.#outbox = new ConflatingOutbox({ write: (m) => this.#write(m), maxUnkeyed: options.maxUnkeyedQueued });
-    this.#resend = options.kind === 'reliable' ? new ResendBuffer(options.resendMaxMessages, options.resendMaxBytes) : undefined;
+    this.#resend = isReliable(options.kind) ? new ResendBuffer(options.resendMaxMessages, options.resendMaxBytes) : undefined;
   }
 
   get socket(): WebSocket | undefined {
@@ -109,7 +116,7 @@ export class WebPubSubConnection implements HubConnection {
     this.#retention = undefined;
     this.#bind(socket, raw);
     this.#sendConnected();
-    for (const frame of this.#resend?.frames() ?? []) socket.send(frame, { binary: false });
+    for (const frame of this.#resend?.frames() ?? []) socket.send(frame, { binary: this.#binary });
     this.pump();
   }
 
@@ -123,10 +130,19 @@ export class WebPubSubConnection implements HubConnection {
     }
   }
 
-  /** A frame outside the message stream (ack, pong): written directly, never sequenced. */
-  sendControl(text: string): void {
+  /** A frame outside the message stream: written directly, never sequenced. */
+  sendControl(frame: string | Buffer): void {
     const socket = this.#socket;
-    if (socket !== undefined && socket.readyState === WebSocket.OPEN) socket.send(text);
+    if (socket !== undefined && socket.readyState === WebSocket.OPEN) socket.send(frame, { binary: typeof frame !== 'string' });
+  }
+
+  /** Answers a request that carried an ackId, in this connection's subprotocol. */
+  sendAck(ackId: number, error?: AckError): void {
+    this.sendControl(this.#frames.ack(ackId, error));
+  }
+
+  sendPong(): void {
+    this.sendControl(this.#frames.pong());
   }
 
   /** noEcho: this connection published `message` and must not receive it back. */
@@ -158,7 +174,7 @@ export class WebPubSubConnection implements HubConnection {
     if (this.#ended) return;
     const socket = this.#socket;
     if (socket !== undefined && socket.readyState === WebSocket.OPEN) {
-      if (this.kind !== 'simple') socket.send(disconnectedFrame(message));
+      if (this.kind !== 'simple') this.sendControl(this.#frames.disconnected(message));
       socket.close(code, truncateReason(message));
     }
     this.#end();
@@ -172,7 +188,7 @@ export class WebPubSubConnection implements HubConnection {
     if (socket !== this.#socket) return; // an old socket replaced by resume()
     this.#socket = undefined;
     if (this.#ended) return;
-    if (this.kind === 'reliable' && code === CloseCode.ABNORMAL) {
+    if (isReliable(this.kind) && code === CloseCode.ABNORMAL) {
       this.#retention = setTimeout(() => this.#end(), this.#options.retentionMs);
       this.#retention.unref();
       return;
@@ -199,9 +215,7 @@ export class WebPubSubConnection implements HubConnection {
 
   #sendConnected(): void {
     if (this.kind === 'simple') return; // the service sends simple clients no system frames
-    this.sendControl(
-      connectedFrame({ connectionId: this.id, userId: this.userId, reconnectionToken: this.reconnectionToken }),
-    );
+    this.sendControl(this.#frames.connected({ connectionId: this.id, userId: this.userId, reconnectionToken: this.reconnectionToken }));
   }
 
   /**
@@ -213,18 +227,26 @@ export class WebPubSubConnection implements HubConnection {
     const open = socket !== undefined && socket.readyState === WebSocket.OPEN;
     try {
       switch (this.kind) {
-        case 'reliable': {
+        case 'reliable':
+        case 'reliable-protobuf': {
           // Sequence ids are assigned on the way out, after conflation, so they stay dense.
-          const frame = message.encoded(webPubSubJsonCodec).withSequenceId(this.#nextSequenceId + 1);
-          this.#nextSequenceId++;
-          this.#resend!.push(this.#nextSequenceId, frame);
-          if (open) socket.send(frame, { binary: false });
+          const sequenceId = this.#nextSequenceId + 1;
+          const frame =
+            this.kind === 'reliable'
+              ? message.encoded(webPubSubJsonCodec).withSequenceId(sequenceId)
+              : message.encoded(webPubSubProtobufCodec).withSequenceId(sequenceId);
+          this.#nextSequenceId = sequenceId;
+          this.#resend!.push(sequenceId, frame);
+          if (open) socket.send(frame, { binary: this.#binary });
           break;
         }
         case 'json':
           // A whole frame in one write, between ws's own whole-frame writes: the endpoint turns
           // compression off, so ws never holds frames back in a queue this could overtake.
           if (open) this.#raw!.write(message.encoded(webSocketJsonFrameCodec));
+          break;
+        case 'protobuf':
+          if (open) this.#raw!.write(message.encoded(webSocketProtobufFrameCodec));
           break;
         case 'simple': {
           const frame = message.encoded(webPubSubSimpleCodec);

@@ -8,11 +8,13 @@ import type { Hub } from '../../hub/hub.js';
 import type { CloseReason } from '../../hub/types.js';
 import type { Reading } from '../../protocol/reading.js';
 import type { ClientAccessClaims } from '../../protocol/webpubsub/access-token.js';
+import type { ParseResult } from '../../protocol/webpubsub/client-frame.js';
 import { parseClientFrame } from '../../protocol/webpubsub/parse-client-frame.js';
-import { ackFrame, disconnectedFrame } from '../../protocol/webpubsub/server-frame.js';
-import { selectSubprotocol, type ProtocolKind } from '../../protocol/webpubsub/subprotocol.js';
+import { parseProtobufClientFrame } from '../../protocol/webpubsub/parse-protobuf-client-frame.js';
+import { isProtobuf, isReliable, selectSubprotocol, type ProtocolKind } from '../../protocol/webpubsub/subprotocol.js';
 import { handleClientFrame } from './client-frame-handler.js';
 import { CloseCode } from './close-codes.js';
+import { controlFramesFor } from './control-frames.js';
 import { rejectUpgrade } from './reject-upgrade.js';
 import { DEFAULT_RESEND_MAX_BYTES, DEFAULT_RESEND_MAX_MESSAGES } from './resend-buffer.js';
 import type { UpgradeContext } from './upgrade-context.js';
@@ -51,8 +53,9 @@ const NO_LOG: EndpointLog = { debug() {}, info() {}, warn() {} };
 /**
  * Web PubSub-compatible WebSockets over `ws` in noServer mode: the host routes and authenticates
  * the upgrade (see authenticateClientUpgrade), then hands the socket here with the verified
- * context. Speaks `json.webpubsub.azure.v1`, `json.reliable.webpubsub.azure.v1`, and plain
- * ("simple") WebSockets that offer no subprotocol.
+ * context. Speaks `json.webpubsub.azure.v1`, `json.reliable.webpubsub.azure.v1`, their protobuf
+ * counterparts `protobuf.webpubsub.azure.v1` and `protobuf.reliable.webpubsub.azure.v1`, and
+ * plain ("simple") WebSockets that offer no subprotocol.
  */
 export class WebPubSubEndpoint {
   readonly #hub: Hub;
@@ -148,7 +151,7 @@ export class WebPubSubEndpoint {
       id: randomBytes(16).toString('base64url'),
       kind,
       claims,
-      reconnectionToken: kind === 'reliable' ? randomBytes(32).toString('base64url') : undefined,
+      reconnectionToken: isReliable(kind) ? randomBytes(32).toString('base64url') : undefined,
       maxBufferedBytes: this.#options.maxBufferedBytes ?? 256 * 1024,
       maxUnkeyedQueued: this.#options.maxUnkeyedQueued ?? 1000,
       resendMaxMessages: this.#options.resendMaxMessages ?? DEFAULT_RESEND_MAX_MESSAGES,
@@ -178,12 +181,13 @@ export class WebPubSubEndpoint {
     if (
       connection === undefined ||
       connection.ended ||
-      kind !== 'reliable' ||
-      connection.kind !== 'reliable' ||
+      // The resend buffer holds frames in the session's encoding: recovery keeps the subprotocol.
+      kind !== connection.kind ||
+      !isReliable(kind) ||
       !tokenEquals(connection.reconnectionToken, token)
     ) {
       // 1008 tells the official client to stop recovering and open a new connection.
-      if (kind !== 'simple') ws.send(disconnectedFrame('The session cannot be recovered.'));
+      if (kind !== 'simple') ws.send(controlFramesFor(kind).disconnected('The session cannot be recovered.'));
       ws.close(CloseCode.POLICY, 'Session not found.');
       return;
     }
@@ -205,12 +209,8 @@ export class WebPubSubEndpoint {
   }
 
   #onFrame(connection: WebPubSubConnection, data: Buffer, isBinary: boolean): void {
-    // Text frames arrive UTF-8-validated by ws; the service also takes JSON in binary frames.
-    if (isBinary && !isUtf8(data)) {
-      connection.abort(CloseCode.INVALID_PAYLOAD, 'Frames must be UTF-8 JSON.');
-      return;
-    }
-    const parsed = parseClientFrame(data.toString('utf8'));
+    const parsed = this.#parse(connection, data, isBinary);
+    if (parsed === undefined) return;
     if (parsed.ok) {
       handleClientFrame(connection, parsed.frame, { hub: this.#hub, lastReading: this.#options.lastReading });
       return;
@@ -219,6 +219,7 @@ export class WebPubSubEndpoint {
     switch (error.code) {
       case 'invalid-json':
       case 'not-an-object':
+      case 'invalid-protobuf':
       case 'missing-type':
         // Not the subprotocol at all: the service declines such a client.
         connection.abort(CloseCode.INVALID_PAYLOAD, error.message);
@@ -227,10 +228,21 @@ export class WebPubSubEndpoint {
         // A newer client's frame: ignored, for forward compatibility.
         return;
       case 'invalid-field':
-        if (error.ackId !== undefined) connection.sendControl(ackFrame(error.ackId, { name: 'BadRequest', message: error.message }));
+        if (error.ackId !== undefined) connection.sendAck(error.ackId, { name: 'BadRequest', message: error.message });
         else this.#log.debug({ connectionId: connection.id, type: error.type, detail: error.message }, 'webpubsub invalid frame');
         return;
     }
+  }
+
+  /** Undefined when the frame already closed the connection. */
+  #parse(connection: WebPubSubConnection, data: Buffer, isBinary: boolean): ParseResult | undefined {
+    if (isProtobuf(connection.kind)) return parseProtobufClientFrame(data);
+    // Text frames arrive UTF-8-validated by ws; the service also takes JSON in binary frames.
+    if (isBinary && !isUtf8(data)) {
+      connection.abort(CloseCode.INVALID_PAYLOAD, 'Frames must be UTF-8 JSON.');
+      return undefined;
+    }
+    return parseClientFrame(data.toString('utf8'));
   }
 
   #ended(connection: WebPubSubConnection): void {

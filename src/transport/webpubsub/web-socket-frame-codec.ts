@@ -1,6 +1,7 @@
 import type { MessageCodec } from '../../hub/types.js';
 import { webPubSubJsonCodec } from '../../protocol/webpubsub/message-codec.js';
-import { textFrame } from '../web-socket-frame.js';
+import { webPubSubProtobufCodec } from '../../protocol/webpubsub/protobuf-message-codec.js';
+import { binaryFrame, textFrame } from '../web-socket-frame.js';
 
 /**
  * A `json.webpubsub.azure.v1` message as a finished WebSocket frame, built once per message and
@@ -11,4 +12,10 @@ import { textFrame } from '../web-socket-frame.js';
 export const webSocketJsonFrameCodec: MessageCodec<Buffer> = {
   id: 'webpubsub.json.ws-frame',
   encode: (message) => textFrame(message.encoded(webPubSubJsonCodec).bytes),
+};
+
+/** The same for `protobuf.webpubsub.azure.v1`: the DownstreamMessage in a binary frame. */
+export const webSocketProtobufFrameCodec: MessageCodec<Buffer> = {
+  id: 'webpubsub.protobuf.ws-frame',
+  encode: (message) => binaryFrame(message.encoded(webPubSubProtobufCodec).bytes),
 };
