@@ -144,7 +144,7 @@ describe('refused upgrades', () => {
     // The handshake's HTTP status, or 101 when it was (wrongly) accepted.
     const statusOf = (opening: Promise<unknown>) => opening.then(() => 101, (e: { res: { statusCode: number } }) => e.res.statusCode);
     expect(await statusOf(openRaw(`${h.baseUrl.replace('http', 'ws')}/client/hubs/${HUB_NAME}`, JSON_PROTOCOL))).toBe(401);
-    expect(await statusOf(openRaw(await h.clientUrl(), 'protobuf.webpubsub.azure.v1'))).toBe(400);
+    expect(await statusOf(openRaw(await h.clientUrl(), 'mqtt'))).toBe(400);
   });
 });
 

@@ -118,7 +118,9 @@ describe('subprotocol and permissions', () => {
     expect(selectSubprotocol([])).toEqual({ ok: true, kind: 'simple', subprotocol: undefined });
     expect(selectSubprotocol(['x', 'json.webpubsub.azure.v1'])).toMatchObject({ ok: true, kind: 'json' });
     expect(selectSubprotocol(['json.reliable.webpubsub.azure.v1', 'json.webpubsub.azure.v1'])).toMatchObject({ kind: 'reliable' });
-    expect(selectSubprotocol(['protobuf.webpubsub.azure.v1'])).toEqual({ ok: false, offered: ['protobuf.webpubsub.azure.v1'] });
+    expect(selectSubprotocol(['protobuf.webpubsub.azure.v1'])).toEqual({ ok: true, kind: 'protobuf', subprotocol: 'protobuf.webpubsub.azure.v1' });
+    expect(selectSubprotocol(['mqtt', 'protobuf.reliable.webpubsub.azure.v1', 'json.webpubsub.azure.v1'])).toMatchObject({ kind: 'reliable-protobuf' });
+    expect(selectSubprotocol(['mqtt'])).toEqual({ ok: false, offered: ['mqtt'] });
   });
 
   it('lets a token follow its own tenant devices, and other groups only with a role', () => {
