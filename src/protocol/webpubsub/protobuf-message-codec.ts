@@ -3,8 +3,10 @@ import type { DataType, MessageCodec, OutboundMessage } from '../../hub/types.js
 import { jsonText, toBuffer } from './encode-data.js';
 import { AnyMessage, DataMessage, DownstreamMessage } from './protobuf-schema.js';
 
-// The key of DownstreamMessage.data_message: field number and wire type 2 (length-delimited).
+// Field keys (field number << 3 | wire type) from the definitions: DownstreamMessage.data_message
+// is length-delimited (2), DataMessage.sequence_id a varint (0).
 const DATA_MESSAGE_KEY = ((DownstreamMessage.fields['dataMessage']!.id << 3) | 2) >>> 0;
+const SEQUENCE_ID_KEY = (DataMessage.fields['sequenceId']!.id << 3) >>> 0;
 
 /**
  * One data message of the protobuf subprotocols, encoded once per message. `body` is the
@@ -26,11 +28,25 @@ export class ProtobufFrame {
     return this.#bytes;
   }
 
-  /** The reliable form: the shared body between a small per-connection head and tail. */
+  /**
+   * The reliable form: the shared body between a small per-connection head (data_message's key
+   * and length) and tail (the sequence_id field). One writer encodes both, tail first, since the
+   * head's length covers the tail.
+   */
   withSequenceId(sequenceId: number): Buffer {
-    const tail = finish(DataMessage.encode({ sequenceId }));
-    const head = finish(protobuf.Writer.create().uint32(DATA_MESSAGE_KEY).uint32(this.body.length + tail.length));
-    return Buffer.concat([head, this.body, tail], head.length + this.body.length + tail.length);
+    const writer = protobuf.Writer.create().uint32(SEQUENCE_ID_KEY);
+    // The same varint either way; uint32 skips the 64-bit split for the ids every session uses.
+    if (sequenceId <= 0xffff_ffff) writer.uint32(sequenceId);
+    else writer.uint64(sequenceId);
+    const tailLength = writer.len;
+    const body = this.body;
+    const pieces = writer.uint32(DATA_MESSAGE_KEY).uint32(body.length + tailLength).finish();
+    const headLength = pieces.length - tailLength;
+    const frame = Buffer.allocUnsafe(pieces.length + body.length);
+    frame.set(pieces.subarray(tailLength), 0);
+    frame.set(body, headLength);
+    frame.set(pieces.subarray(0, tailLength), headLength + body.length);
+    return frame;
   }
 }
 
@@ -43,13 +59,11 @@ export const webPubSubProtobufCodec: MessageCodec<ProtobufFrame> = {
   id: 'webpubsub.protobuf',
   encode(message: OutboundMessage): ProtobufFrame {
     const source = message.source;
-    const body = DataMessage.encode(
-      DataMessage.fromObject({
-        from: source.kind,
-        ...(source.kind === 'group' ? { group: source.group } : {}),
-        data: messageData(message.dataType, message.data),
-      }),
-    );
+    const body = DataMessage.encode({
+      from: source.kind,
+      ...(source.kind === 'group' ? { group: source.group } : {}),
+      data: messageData(message.dataType, message.data),
+    });
     return new ProtobufFrame(finish(body));
   },
 };
@@ -63,7 +77,7 @@ function messageData(dataType: DataType, data: unknown): Record<string, unknown>
     case 'binary':
       return { binaryData: toBuffer(data) };
     case 'protobuf':
-      return { protobufData: AnyMessage.toObject(AnyMessage.decode(toBuffer(data))) };
+      return { protobufData: AnyMessage.decode(toBuffer(data)) };
   }
 }
 
