@@ -1,7 +1,8 @@
+import { WebPubSubServiceClient } from '@azure/web-pubsub';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HubOutboundMessage } from '../../src/hub/outbound-message.js';
 import { AnyMessage } from '../../src/protocol/webpubsub/protobuf-schema.js';
-import { eventually, reading, startHarness, type Harness } from './harness.js';
+import { ACCESS_KEY, eventually, HUB_NAME, reading, startHarness, type Harness } from './harness.js';
 import { ackOf, isConnected, openProtobuf, type Downstream, type ProtobufClient } from './protobuf-client.js';
 import { openRaw, type RawClient } from './raw-client.js';
 
@@ -163,6 +164,30 @@ describe('protobuf.webpubsub.azure.v1', () => {
     expect(json).toMatchObject({ from: 'group', group, data: { textData: '{"hello":"world"}' } });
     expect([...(bin!.data['binaryData'] as Buffer)]).toEqual([1, 2, 3]);
     expect(server).toMatchObject({ from: 'server', data: { textData: 'from the server' } });
+  });
+
+  it('delivers management API sends (official service client): json and text as text_data, octet-stream as binary_data', async () => {
+    h = await startHarness();
+    const c = await protobufClient(h);
+    const id = c.frames[0]!['systemMessage']['connectedMessage']['connectionId'] as string;
+    const service = new WebPubSubServiceClient(`Endpoint=http://127.0.0.1;AccessKey=${ACCESS_KEY};Version=1.0;Port=${h.port};`, HUB_NAME, {
+      allowInsecureConnection: true,
+      retryOptions: { maxRetries: 0 },
+    });
+    const group = service.group('device:demo:m1');
+    await group.addConnection(id);
+    await group.sendToAll({ hello: 'world' });
+    await group.sendToAll('plain text', { contentType: 'text/plain' });
+    await group.sendToAll(new Uint8Array([1, 2, 3]).buffer);
+    await service.sendToConnection(id, new Uint8Array([4]).buffer);
+    await eventually(() => c.data().length === 4);
+    const [json, text, bin, direct] = c.data().map(dataMessage);
+    expect(json).toMatchObject({ from: 'group', group: 'device:demo:m1', data: { data: 'textData', textData: '{"hello":"world"}' } });
+    expect(text).toMatchObject({ from: 'group', data: { data: 'textData', textData: 'plain text' } });
+    expect(bin).toMatchObject({ from: 'group', data: { data: 'binaryData' } });
+    expect([...(bin!.data['binaryData'] as Buffer)]).toEqual([1, 2, 3]);
+    expect(direct).toMatchObject({ from: 'server', data: { data: 'binaryData' } });
+    expect([...(direct!.data['binaryData'] as Buffer)]).toEqual([4]);
   });
 
   it('acks an invalid request with BadRequest and ignores a request it does not know', async () => {
