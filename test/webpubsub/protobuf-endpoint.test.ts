@@ -107,6 +107,10 @@ describe('protobuf.webpubsub.azure.v1', () => {
     expect(live).toMatchObject({ from: 'group', group: 'device:demo:d1' });
     expect(JSON.parse(live!.data['textData'] as string)).toMatchObject({ deviceId: 'd1', seq: 5, data: { temperature: 25 } });
 
+    // json_data (how the service's own protobuf SDKs send JSON) works the same.
+    c.send({ eventMessage: { event: 'subscribe', data: { jsonData: '{"deviceId":"d2"}' }, ackId: 4 } });
+    expect(ack(await c.next(ackOf(4)))).toMatchObject({ success: true });
+
     // A bad device id is a BadRequest ack, as over JSON.
     c.send({ eventMessage: { event: 'subscribe', data: { textData: '{"deviceId":"../x"}' }, ackId: 2 } });
     expect(ack(await c.next(ackOf(2)))).toMatchObject({ success: false, error: { name: 'BadRequest' } });
@@ -114,7 +118,7 @@ describe('protobuf.webpubsub.azure.v1', () => {
     expect(ack(await c.next(ackOf(3)))).toMatchObject({ success: false, error: { name: 'NotFound' } });
   });
 
-  it('publishes binary, protobuf and text data that JSON and protobuf members receive as the service maps them', async () => {
+  it('publishes binary, protobuf, text and JSON data that JSON and protobuf members receive as the service maps them', async () => {
     h = await startHarness();
     const group = 'chat';
     const publisher = await protobufClient(h, { userId: 'p', roles: [`webpubsub.sendToGroup.${group}`], groups: [group] });
@@ -124,29 +128,34 @@ describe('protobuf.webpubsub.azure.v1', () => {
     publisher.send({ sendToGroupMessage: { group, data: { binaryData: Buffer.from([1, 2, 3]) }, ackId: 1, noEcho: true } });
     publisher.send({ sendToGroupMessage: { group, data: { protobufData: ANY }, ackId: 2, noEcho: true } });
     publisher.send({ sendToGroupMessage: { group, data: { textData: 'text data' }, ackId: 3 } });
-    await publisher.next(ackOf(3));
+    publisher.send({ sendToGroupMessage: { group, data: { jsonData: '{"a":1}' }, ackId: 4, noEcho: true } });
+    await publisher.next(ackOf(4));
     expect(publisher.frames.filter((f) => f['message'] === 'ackMessage').map(ack)).toMatchObject([
       { ackId: 1, success: true },
       { ackId: 2, success: true },
       { ackId: 3, success: true },
+      { ackId: 4, success: true },
     ]);
 
-    await eventually(() => pbMember.data().length === 3 && jsonMember.frames.filter((f) => f['type'] === 'message').length === 3);
-    const [bin, pb, text] = pbMember.data().map(dataMessage);
+    await eventually(() => pbMember.data().length === 4 && jsonMember.frames.filter((f) => f['type'] === 'message').length === 4);
+    const [bin, pb, text, json] = pbMember.data().map(dataMessage);
     expect(bin).toMatchObject({ from: 'group', group, data: { data: 'binaryData' } });
     expect([...(bin!.data['binaryData'] as Buffer)]).toEqual([1, 2, 3]);
     expect(pb).toMatchObject({ from: 'group', group, data: { data: 'protobufData', protobufData: { type_url: ANY.type_url } } });
     expect([...((pb!.data['protobufData'] as { value: Buffer }).value)]).toEqual([0x08, 0x01]);
     expect(text).toMatchObject({ from: 'group', group, data: { data: 'textData', textData: 'text data' } });
+    // JSON goes to protobuf clients as text_data holding the JSON, as the reference says.
+    expect(json).toMatchObject({ from: 'group', group, data: { data: 'textData', textData: '{"a":1}' } });
 
     expect(jsonMember.frames.filter((f) => f['type'] === 'message')).toEqual([
       { type: 'message', from: 'group', group, dataType: 'binary', data: 'AQID' },
       { type: 'message', from: 'group', group, dataType: 'protobuf', data: ANY_BYTES.toString('base64') },
       { type: 'message', from: 'group', group, dataType: 'text', data: 'text data' },
+      { type: 'message', from: 'group', group, dataType: 'json', data: { a: 1 } },
     ]);
     // The docs' own example of the base64 form of this Any.
     expect(ANY_BYTES.toString('base64')).toBe('Ci90eXBlLmdvb2dsZWFwaXMuY29tL2F6dXJlLndlYnB1YnN1Yi5UZXN0TWVzc2FnZRICCAE=');
-    // noEcho kept the first two from the publisher; the third came back.
+    // noEcho kept the first, second and fourth from the publisher; the third came back.
     expect(publisher.data().map(dataMessage)).toMatchObject([{ data: { textData: 'text data' } }]);
   });
 
@@ -201,7 +210,7 @@ describe('protobuf.webpubsub.azure.v1', () => {
     await c.next(ackOf(3));
     expect(c.frames.filter((f) => f['message'] === 'ackMessage').map(ack)).toMatchObject([
       { ackId: 1, success: false, error: { name: 'BadRequest', message: '"group" must be a group name of 1–1024 characters.' } },
-      { ackId: 2, success: false, error: { name: 'BadRequest', message: '"data" must be one of text_data, binary_data, protobuf_data.' } },
+      { ackId: 2, success: false, error: { name: 'BadRequest', message: '"data" must be one of text_data, binary_data, protobuf_data, json_data.' } },
       { ackId: 3, success: true },
     ]);
   });

@@ -29,6 +29,8 @@ describe('the client protocol definitions', () => {
     ['MessageData', 'text_data', 1, 'string'],
     ['MessageData', 'binary_data', 2, 'bytes'],
     ['MessageData', 'protobuf_data', 3, 'google.protobuf.Any'],
+    // Not on the reference pages; in the client.proto of the service's JavaScript and .NET SDKs.
+    ['MessageData', 'json_data', 4, 'string'],
     ['DownstreamMessage', 'ack_message', 1, 'DownstreamMessage.AckMessage'],
     ['DownstreamMessage', 'data_message', 2, 'DownstreamMessage.DataMessage'],
     ['DownstreamMessage', 'system_message', 3, 'DownstreamMessage.SystemMessage'],
@@ -73,6 +75,10 @@ describe('parseProtobufClientFrame', () => {
       ok: true,
       frame: { type: 'sendToGroup', group: 'g', noEcho: false, dataType: 'protobuf', data: Buffer.from(AnyMessage.encode(any).finish()) },
     });
+    expect(parseProtobufClientFrame(encodeUpstream({ eventMessage: { event: 'subscribe', data: { jsonData: '{"deviceId":"d"}' }, ackId: 3 } }))).toEqual({
+      ok: true,
+      frame: { type: 'event', event: 'subscribe', dataType: 'json', data: { deviceId: 'd' }, ackId: 3 },
+    });
     expect(parseProtobufClientFrame(encodeUpstream({ sequenceAckMessage: { sequenceId: 9_007_199_254_740_991 } }))).toEqual({
       ok: true,
       frame: { type: 'sequenceAck', sequenceId: 9_007_199_254_740_991 },
@@ -95,6 +101,7 @@ describe('parseProtobufClientFrame', () => {
     expect(code(encodeUpstream({ eventMessage: { event: '', data: { textData: 'x' } } }))).toBe('invalid-field');
     expect(code(encodeUpstream({ eventMessage: { event: 'e' } }))).toBe('invalid-field');
     expect(code(encodeUpstream({ sendToGroupMessage: { group: 'g', data: {} } }))).toBe('invalid-field');
+    expect(code(encodeUpstream({ sendToGroupMessage: { group: 'g', data: { jsonData: '{' } } }))).toBe('invalid-field');
     expect(code(encodeUpstream({ sequenceAckMessage: { sequenceId: '18446744073709551615' } }))).toBe('invalid-field');
   });
 

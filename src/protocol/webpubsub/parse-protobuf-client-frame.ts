@@ -20,6 +20,7 @@ interface Data {
   textData?: string;
   binaryData?: Uint8Array;
   protobufData?: { type_url?: string; value?: Uint8Array };
+  jsonData?: string;
 }
 
 // uint64 as strings: the exact value, checked against the safe integer range below.
@@ -103,8 +104,14 @@ function parseData(
       const any = AnyMessage.encode(AnyMessage.fromObject(data.protobufData ?? {})).finish();
       return { ok: true, value: { dataType: 'protobuf', data: toBuffer(any) } };
     }
+    case 'jsonData':
+      try {
+        return { ok: true, value: { dataType: 'json', data: JSON.parse(data.jsonData ?? '') as unknown } };
+      } catch {
+        return invalid(type, ackId, 'json_data', 'JSON text');
+      }
     default:
-      return invalid(type, ackId, 'data', 'one of text_data, binary_data, protobuf_data');
+      return invalid(type, ackId, 'data', 'one of text_data, binary_data, protobuf_data, json_data');
   }
 }
 

@@ -9,6 +9,11 @@ import protobuf from 'protobufjs';
  * never sets. Field numbers are the service's; names and nesting are kept so that a client
  * generated from the published text reads and writes the same bytes.
  *
+ * One addition from the service's own client SDKs (the JavaScript and .NET protobuf clients
+ * generate from a client.proto with it): `MessageData.json_data` (4), in which they send JSON.
+ * The hub accepts it upstream as dataType json; downstream it sends JSON as `text_data`, as the
+ * reference says (those SDKs read both).
+ *
  * Left out, because this hub does not speak them: the streaming messages (upstream
  * `stream_data_message` = 13, `stream_end_message` = 14 and the `stream` fields; downstream
  * `stream_ack_message` = 6, `stream_nack_message` = 7, `stream_closed_message` = 8 and
@@ -66,6 +71,7 @@ message MessageData {
         string text_data = 1;
         bytes binary_data = 2;
         google.protobuf.Any protobuf_data = 3;
+        string json_data = 4;
     }
 }
 

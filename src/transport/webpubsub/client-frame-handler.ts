@@ -115,7 +115,7 @@ function event(
 
 /**
  * An event's data as JSON: json data as is, or text holding JSON, which is how protobuf clients
- * send it (MessageData has no JSON case: the service's own clients send JSON as text_data).
+ * built from the reference's definitions send it (their MessageData has no JSON case).
  */
 function eventJson(frame: Extract<ClientFrame, { type: 'event' }>): unknown {
   if (frame.dataType === 'json') return frame.data;
