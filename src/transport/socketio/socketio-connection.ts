@@ -52,14 +52,19 @@ export class SocketIoConnection implements HubConnection {
     }
   }
 
+  /**
+   * The `stream.write` convention the outbox relies on: the message is always written (unless the
+   * socket is gone, when there is no one left to deliver to), and false means "written, now full":
+   * the outbox holds what follows until `drain()`.
+   */
   #write(message: OutboundMessage): boolean {
-    if (this.#unflushed >= HIGH_WATER || this.#socket.disconnected) return false;
+    if (this.#socket.disconnected) return true;
     this.#unflushed++;
     const { packet, options } = message.encoded(socketIoReadingWireCodec);
     this.#socket.conn.write(packet, options, () => {
       this.#unflushed--;
       if (this.#unflushed === 0) this.#outbox.drain();
     });
-    return true;
+    return this.#unflushed < HIGH_WATER;
   }
 }
