@@ -1,4 +1,4 @@
-import type { DataType, MessageSource } from './types.js';
+import type { DataType, MessageKind, MessageSource } from './types.js';
 
 /** An OutboundMessage as plain data, so a backplane can carry it between nodes. */
 export interface MessageData {
@@ -6,6 +6,8 @@ export interface MessageData {
   dataType: DataType;
   data: unknown;
   conflationKey: string | undefined;
+  /** Absent from older nodes' envelopes: `message`. */
+  kind?: MessageKind;
 }
 
 /** What one node's hub asks the other nodes' hubs to deliver to their local connections. */

@@ -156,8 +156,8 @@ export class Hub {
   }
 
   #deliverRemote(envelope: BackplaneEnvelope): void {
-    const { source, dataType, data, conflationKey } = envelope.message;
-    const message = new HubOutboundMessage(source, dataType, data, conflationKey);
+    const { source, dataType, data, conflationKey, kind } = envelope.message;
+    const message = new HubOutboundMessage(source, dataType, data, conflationKey, kind);
     if (envelope.kind === 'group') this.#deliverToGroup(envelope.group, message);
     else this.#deliverToAll(message);
   }
@@ -169,5 +169,6 @@ function toData(message: OutboundMessage): MessageData {
     dataType: message.dataType,
     data: message.data,
     conflationKey: message.conflationKey,
+    kind: message.kind ?? 'message',
   };
 }

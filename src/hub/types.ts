@@ -6,6 +6,13 @@
 /** The data of one message, as the Web PubSub protocol types it. */
 export type DataType = 'json' | 'text' | 'binary';
 
+/**
+ * What a message is: a device's `reading` (published by the hub itself) or any other `message`
+ * (a management or client send). Set by whoever builds the message, never by its data, so user
+ * data cannot pass for a reading. Transports whose wire tells them apart (socket.io) read it.
+ */
+export type MessageKind = 'reading' | 'message';
+
 /** Where a message came from, as subscribers see it. */
 export type MessageSource =
   | { kind: 'group'; group: string }
@@ -26,6 +33,8 @@ export interface OutboundMessage {
    * undelivered older one (a device group's readings). Undefined: never conflated.
    */
   readonly conflationKey: string | undefined;
+  /** Undefined means `message`. */
+  readonly kind?: MessageKind;
   encoded<T>(codec: MessageCodec<T>): T;
 }
 

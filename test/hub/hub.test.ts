@@ -217,9 +217,11 @@ describe('Hub', () => {
     node1.publishReading(reading(3));
     node1.sendToAll(new HubOutboundMessage({ kind: 'server' }, 'text', 'hello'));
 
-    const summary = (c: FakeConnection) => c.received.map((m: OutboundMessage) => [m.source, m.conflationKey, m.data]);
+    const summary = (c: FakeConnection) => c.received.map((m: OutboundMessage) => [m.source, m.conflationKey, m.kind, m.data]);
     expect(summary(remote)).toEqual(summary(local));
     expect(summary(remote)).toHaveLength(2);
+    // The kind crosses nodes with the message: a reading stays a reading, a send stays a message.
+    expect(remote.received.map((m) => m.kind)).toEqual(['reading', 'message']);
   });
 
   it('delivers backplane messages locally only, never back to the backplane', () => {
