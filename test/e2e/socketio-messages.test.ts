@@ -46,11 +46,11 @@ describe('socket.io wire forms of every hub message kind (official socket.io-cli
 
     await service.group(group).sendToAll({ hello: 'group', n: [1, null] });
     await service.group(group).sendToAll('plain text', { contentType: 'text/plain' });
-    await service.group(group).sendToAll(bytes, { contentType: 'application/octet-stream' });
+    await service.group(group).sendToAll(bytes);
     await service.group(group).sendToAll(lookalike);
     await service.sendToAll({ to: 'everyone' });
     await service.sendToConnection(socket.id!, 'just you', { contentType: 'text/plain' });
-    await service.sendToConnection(socket.id!, Buffer.from('bin'), { contentType: 'application/octet-stream' });
+    await service.sendToConnection(socket.id!, Buffer.from('bin'));
 
     await eventually(() => events.length === 7, 5000, 'seven messages');
     expect(events).toEqual([
