@@ -13,7 +13,9 @@ export interface MessageData {
 /** What one node's hub asks the other nodes' hubs to deliver to their local connections. */
 export type BackplaneEnvelope =
   | { kind: 'group'; group: string; message: MessageData }
-  | { kind: 'all'; message: MessageData };
+  | { kind: 'all'; message: MessageData }
+  | { kind: 'user'; userId: string; message: MessageData }
+  | { kind: 'connection'; connectionId: string; message: MessageData };
 
 /**
  * The scale-out seam (socket.io's adapter idea): a hub publishes what it sends so other nodes

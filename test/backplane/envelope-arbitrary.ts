@@ -20,4 +20,6 @@ const message: fc.Arbitrary<MessageData> = fc.oneof(
 export const envelope: fc.Arbitrary<BackplaneEnvelope> = fc.oneof(
   fc.record({ kind: fc.constant('group' as const), group: fc.string({ minLength: 1 }), message }),
   fc.record({ kind: fc.constant('all' as const), message }),
+  fc.record({ kind: fc.constant('user' as const), userId: fc.string(), message }),
+  fc.record({ kind: fc.constant('connection' as const), connectionId: fc.string(), message }),
 );

@@ -51,8 +51,9 @@ describe('socket.io wire forms of every hub message kind (official socket.io-cli
     await service.sendToAll({ to: 'everyone' });
     await service.sendToConnection(socket.id!, 'just you', { contentType: 'text/plain' });
     await service.sendToConnection(socket.id!, Buffer.from('bin'));
+    await service.sendToUser('user-wire', { to: 'the user' });
 
-    await eventually(() => events.length === 7, 5000, 'seven messages');
+    await eventually(() => events.length === 8, 5000, 'eight messages');
     expect(events).toEqual([
       ['message', { from: 'group', group, dataType: 'json', data: { hello: 'group', n: [1, null] } }],
       ['message', { from: 'group', group, dataType: 'text', data: 'plain text' }],
@@ -61,6 +62,7 @@ describe('socket.io wire forms of every hub message kind (official socket.io-cli
       ['message', { from: 'server', dataType: 'json', data: { to: 'everyone' } }],
       ['message', { from: 'server', dataType: 'text', data: 'just you' }],
       ['message', { from: 'server', dataType: 'binary', data: Buffer.from('bin') }],
+      ['message', { from: 'server', dataType: 'json', data: { to: 'the user' } }],
     ]);
     // Binary data is a binary attachment: the client hands over bytes, not base64 or a parse error.
     expect(Buffer.isBuffer((events[2]![1] as { data: unknown }).data)).toBe(true);
