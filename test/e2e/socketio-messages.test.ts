@@ -1,4 +1,5 @@
 import { WebPubSubServiceClient } from '@azure/web-pubsub';
+import { HubOutboundMessage } from '../../src/hub/outbound-message.js';
 import mqtt from 'mqtt';
 import type { Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -87,5 +88,19 @@ describe('socket.io wire forms of every hub message kind (official socket.io-cli
     await service.closeConnection(socket.id!);
     expect(await disconnected).toBe('io server disconnect');
     expect(events).toEqual([['hub_closed', { reason: 'kicked' }]]);
+  });
+
+  it('a client more than 1000 messages behind gets `hub_closed` { reason: "policy" } after the ones already written', async () => {
+    const { socket, events } = await subscribed('wire', 'dev4');
+    const disconnected = new Promise<string>((resolve) => socket.once('disconnect', resolve));
+    // Sent in one go: no write can complete in between, so all but the first few wait in the outbox.
+    for (let n = 0; n < 1100; n++) hub.app.telemetry.hub.sendToConnection(socket.id!, new HubOutboundMessage({ kind: 'server' }, 'json', { n }));
+    expect(await disconnected).toBe('io server disconnect');
+    const last = events.at(-1);
+    const messages = events.slice(0, -1);
+    expect(last).toEqual(['hub_closed', { reason: 'policy' }]);
+    expect(messages.length).toBeGreaterThan(0);
+    expect(messages.length).toBeLessThan(1100);
+    expect(messages).toEqual(messages.map((_, n) => ['message', { from: 'server', dataType: 'json', data: { n } }]));
   });
 });
