@@ -8,6 +8,7 @@ import { MAX_GROUP_NAME_LENGTH } from '../protocol/webpubsub/parse-client-frame.
 import { isSupportedApiVersion, MIN_API_VERSION } from './api-version.js';
 import type { ManagementRequest, ManagementResponse } from './management-request.js';
 import { matchManagementRoute, ROUTE_METHODS, type ManagementRoute } from './management-route.js';
+import { groupSendKind } from './group-send-kind.js';
 import { messageFromBody } from './message-body.js';
 
 export interface ManagementHandlerOptions {
@@ -101,7 +102,8 @@ export function createManagementHandler(options: ManagementHandlerOptions): Mana
         if (!body.ok) return fail(body.unsupportedType ? 'HTTP_UNSUPPORTED_MEDIA_TYPE' : 'MGMT_BAD_REQUEST', body.detail);
         if (!ours) return route.op === 'sendToConnection' ? fail('MGMT_UNKNOWN_CONNECTION', `Connection '${route.connectionId}' does not exist.`) : { status: 202 };
         if (route.op === 'sendToGroup') {
-          hub.sendToGroup(route.group, new HubOutboundMessage({ kind: 'group', group: route.group }, body.dataType, body.data));
+          const kind = groupSendKind(route.group, body.dataType, body.data);
+          hub.sendToGroup(route.group, new HubOutboundMessage({ kind: 'group', group: route.group }, body.dataType, body.data, undefined, kind));
         } else if (route.op === 'sendToAll') {
           hub.sendToAll(new HubOutboundMessage({ kind: 'server' }, body.dataType, body.data));
         } else if (route.op === 'sendToUser') {

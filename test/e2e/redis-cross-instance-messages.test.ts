@@ -67,7 +67,11 @@ describe('management sends across two instances over real Redis', () => {
     // User JSON that an encoding of bytes could be mistaken for.
     const lookalike = { $b64: 'aGk=', type: 'Buffer', data: [104, 105] };
 
+    // What the serverless telemetryToGroups function sends: a Reading of the group's device.
+    const reading = { tenantId: TENANT, deviceId: 'd1', seq: 5, ts: 1763800000000, receivedAt: 1763800000004, data: { t: 2 } };
+
     const group = service.group(GROUP);
+    await group.sendToAll(reading);
     await group.sendToAll({ g: 1 });
     await group.sendToAll('group text', { contentType: 'text/plain' });
     await group.sendToAll(bytes);
@@ -90,6 +94,7 @@ describe('management sends across two instances over real Redis', () => {
     await eventually(() => ended(onA) && ended(onB), 5000, 'the last message on both instances');
 
     expect(onA.socketIoEvents).toEqual([
+      ['reading', reading],
       ['message', { from: 'group', group: GROUP, dataType: 'json', data: { g: 1 } }],
       ['message', { from: 'group', group: GROUP, dataType: 'text', data: 'group text' }],
       ['message', { from: 'group', group: GROUP, dataType: 'binary', data: bytes }],
@@ -103,8 +108,9 @@ describe('management sends across two instances over real Redis', () => {
       ['message', { from: 'server', dataType: 'text', data: 'end' }],
     ]);
     expect(onB.socketIoEvents).toEqual(onA.socketIoEvents);
-    expect(onA.webPubSubMessages).toHaveLength(11);
-    expect(onA.webPubSubMessages.slice(0, 4)).toEqual([
+    expect(onA.webPubSubMessages).toHaveLength(12);
+    expect(onA.webPubSubMessages.slice(0, 5)).toEqual([
+      { kind: 'groupData', type: 'message', from: 'group', group: GROUP, dataType: 'json', data: reading },
       { kind: 'groupData', type: 'message', from: 'group', group: GROUP, dataType: 'json', data: { g: 1 } },
       { kind: 'groupData', type: 'message', from: 'group', group: GROUP, dataType: 'text', data: 'group text' },
       { kind: 'groupData', type: 'message', from: 'group', group: GROUP, dataType: 'binary', data: bytes },

@@ -41,32 +41,44 @@ describe('socket.io wire forms of every hub message kind (official socket.io-cli
   it('management sends arrive as `message` events, JSON, text and binary, never as readings', async () => {
     const { socket, events } = await subscribed('wire', 'dev1');
     const group = 'device:wire:dev1';
-    // A JSON value shaped like a Reading is still a management message, not a reading.
+    // JSON shaped like a Reading is a management message unless it is exactly a Reading of the group's device.
     const lookalike = { tenantId: 'wire', deviceId: 'dev1', seq: 99, ts: 1, receivedAt: 1, data: { fake: true } };
+    const otherDevice = { ...lookalike, deviceId: 'dev9' };
+    const extraField = { ...lookalike, note: 'not a reading' };
     const bytes = Buffer.from([0, 1, 2, 250, 255]);
 
     await service.group(group).sendToAll({ hello: 'group', n: [1, null] });
     await service.group(group).sendToAll('plain text', { contentType: 'text/plain' });
     await service.group(group).sendToAll(bytes);
-    await service.group(group).sendToAll(lookalike);
+    await service.group(group).sendToAll(otherDevice);
+    await service.group(group).sendToAll(extraField);
     await service.sendToAll({ to: 'everyone' });
     await service.sendToConnection(socket.id!, 'just you', { contentType: 'text/plain' });
     await service.sendToConnection(socket.id!, Buffer.from('bin'));
-    await service.sendToUser('user-wire', { to: 'the user' });
+    await service.sendToUser('user-wire', lookalike);
 
-    await eventually(() => events.length === 8, 5000, 'eight messages');
+    await eventually(() => events.length === 9, 5000, 'nine messages');
     expect(events).toEqual([
       ['message', { from: 'group', group, dataType: 'json', data: { hello: 'group', n: [1, null] } }],
       ['message', { from: 'group', group, dataType: 'text', data: 'plain text' }],
       ['message', { from: 'group', group, dataType: 'binary', data: bytes }],
-      ['message', { from: 'group', group, dataType: 'json', data: lookalike }],
+      ['message', { from: 'group', group, dataType: 'json', data: otherDevice }],
+      ['message', { from: 'group', group, dataType: 'json', data: extraField }],
       ['message', { from: 'server', dataType: 'json', data: { to: 'everyone' } }],
       ['message', { from: 'server', dataType: 'text', data: 'just you' }],
       ['message', { from: 'server', dataType: 'binary', data: Buffer.from('bin') }],
-      ['message', { from: 'server', dataType: 'json', data: { to: 'the user' } }],
+      ['message', { from: 'server', dataType: 'json', data: lookalike }],
     ]);
     // Binary data is a binary attachment: the client hands over bytes, not base64 or a parse error.
     expect(Buffer.isBuffer((events[2]![1] as { data: unknown }).data)).toBe(true);
+  });
+
+  it("a management send of a Reading of the group's own device is a reading (the serverless telemetryToGroups path)", async () => {
+    const { events } = await subscribed('wire', 'dev5');
+    const reading = { tenantId: 'wire', deviceId: 'dev5', seq: 7, ts: 1763800000000, receivedAt: 1763800000004, data: { t: 1 } };
+    await service.group('device:wire:dev5').sendToAll(reading);
+    await eventually(() => events.length === 1, 5000, 'the reading');
+    expect(events).toEqual([['reading', reading]]);
   });
 
   it('a device reading still arrives as a `reading` event with the Reading', async () => {
