@@ -7,9 +7,11 @@
 export type DataType = 'json' | 'text' | 'binary';
 
 /**
- * What a message is: a device's `reading` (published by the hub itself) or any other `message`
- * (a management or client send). Set by whoever builds the message, never by its data, so user
- * data cannot pass for a reading. Transports whose wire tells them apart (socket.io) read it.
+ * What a message is: a device's `reading` or any other `message` (a management or client send).
+ * Set by whoever builds the message: the hub for the readings it accepts, the management API for
+ * a send of exactly a Reading to that device's group (groupSendKind). Transports whose wire tells
+ * them apart (socket.io) read it instead of guessing from the data, so other data never passes
+ * for a reading.
  */
 export type MessageKind = 'reading' | 'message';
 

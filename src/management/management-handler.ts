@@ -6,9 +6,9 @@ import { bearerToken, verifyManagementToken } from '../protocol/webpubsub/access
 import { expectedAudiences } from '../protocol/webpubsub/audience.js';
 import { MAX_GROUP_NAME_LENGTH } from '../protocol/webpubsub/parse-client-frame.js';
 import { isSupportedApiVersion, MIN_API_VERSION } from './api-version.js';
+import { groupSendKind } from './group-send-kind.js';
 import type { ManagementRequest, ManagementResponse } from './management-request.js';
 import { matchManagementRoute, ROUTE_METHODS, type ManagementRoute } from './management-route.js';
-import { groupSendKind } from './group-send-kind.js';
 import { messageFromBody } from './message-body.js';
 
 export interface ManagementHandlerOptions {
