@@ -3,12 +3,7 @@ import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { HostedService } from '../host/lifecycle/hosted-service.js';
 import type { Backplane, BackplaneEnvelope } from '../hub/backplane.js';
-
-interface Wire {
-  /** The sending node: a node ignores its own envelopes (socket.io's cluster adapter does the same). */
-  node: string;
-  envelope: BackplaneEnvelope;
-}
+import { decodeBackplaneWire, encodeBackplaneWire, type BackplaneWire } from './backplane-codec.js';
 
 /**
  * Scale-out over Redis pub/sub: each node publishes what its hub sends to a channel per hub name
@@ -54,8 +49,7 @@ export class RedisBackplane implements Backplane, HostedService {
   }
 
   publish(envelope: BackplaneEnvelope): void {
-    const wire: Wire = { node: this.#node, envelope };
-    this.#pub.publish(this.#channel, JSON.stringify(wire, binaryReplacer)).catch((err: Error) => {
+    this.#pub.publish(this.#channel, encodeBackplaneWire({ node: this.#node, envelope })).catch((err: Error) => {
       this.#log.warn({ err: { message: err.message } }, 'backplane publish failed');
     });
   }
@@ -74,30 +68,14 @@ export class RedisBackplane implements Backplane, HostedService {
   }
 
   #receive(text: string): void {
-    let wire: Wire;
+    let wire: BackplaneWire;
     try {
-      wire = JSON.parse(text, binaryReviver) as Wire;
+      wire = decodeBackplaneWire(text);
     } catch {
-      this.#log.warn('backplane message is not JSON; ignored');
+      this.#log.warn('malformed backplane message ignored');
       return;
     }
     if (wire.node === this.#node) return;
     for (const handler of this.#handlers) handler(wire.envelope);
   }
-}
-
-/** Binary message data survives JSON as `{ $b64 }`. */
-function binaryReplacer(_key: string, value: unknown): unknown {
-  if (value instanceof Uint8Array) return { $b64: Buffer.from(value).toString('base64') };
-  if (value && typeof value === 'object' && (value as { type?: unknown }).type === 'Buffer' && Array.isArray((value as { data?: unknown }).data)) {
-    return { $b64: Buffer.from((value as { data: number[] }).data).toString('base64') };
-  }
-  return value;
-}
-
-function binaryReviver(_key: string, value: unknown): unknown {
-  if (value && typeof value === 'object' && typeof (value as { $b64?: unknown }).$b64 === 'string') {
-    return Buffer.from((value as { $b64: string }).$b64, 'base64');
-  }
-  return value;
 }

@@ -1,4 +1,4 @@
-import type { DataType, MessageSource } from './types.js';
+import type { DataType, MessageKind, MessageSource } from './types.js';
 
 /** An OutboundMessage as plain data, so a backplane can carry it between nodes. */
 export interface MessageData {
@@ -6,12 +6,16 @@ export interface MessageData {
   dataType: DataType;
   data: unknown;
   conflationKey: string | undefined;
+  /** Absent from older nodes' envelopes: `message`. */
+  kind?: MessageKind;
 }
 
 /** What one node's hub asks the other nodes' hubs to deliver to their local connections. */
 export type BackplaneEnvelope =
   | { kind: 'group'; group: string; message: MessageData }
-  | { kind: 'all'; message: MessageData };
+  | { kind: 'all'; message: MessageData }
+  | { kind: 'user'; userId: string; message: MessageData }
+  | { kind: 'connection'; connectionId: string; message: MessageData };
 
 /**
  * The scale-out seam (socket.io's adapter idea): a hub publishes what it sends so other nodes

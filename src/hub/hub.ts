@@ -105,11 +105,24 @@ export class Hub {
     this.#backplane?.publish({ kind: 'all', message: toData(message) });
   }
 
-  /** Sends to one local connection. False when it is not on this node. */
+  /** Sends to every connection of a user, here and, through the backplane, on other nodes. */
+  sendToUser(userId: string, message: OutboundMessage): void {
+    this.#deliverToUser(userId, message);
+    this.#backplane?.publish({ kind: 'user', userId, message: toData(message) });
+  }
+
+  /**
+   * Sends to one connection: here when it is here, else through the backplane to the node that
+   * has it. False when it is not here and there is no backplane (no other node to have it).
+   */
   sendToConnection(connectionId: string, message: OutboundMessage): boolean {
     const entry = this.#connections.get(connectionId);
-    if (entry === undefined) return false;
-    entry.connection.send(message);
+    if (entry !== undefined) {
+      entry.connection.send(message);
+      return true;
+    }
+    if (this.#backplane === undefined) return false;
+    this.#backplane.publish({ kind: 'connection', connectionId, message: toData(message) });
     return true;
   }
 
@@ -155,11 +168,23 @@ export class Hub {
     for (const entry of this.#connections.values()) entry.connection.send(message);
   }
 
+  #deliverToUser(userId: string, message: OutboundMessage): void {
+    for (const entry of this.#connections.values()) if (entry.connection.userId === userId) entry.connection.send(message);
+  }
+
   #deliverRemote(envelope: BackplaneEnvelope): void {
-    const { source, dataType, data, conflationKey } = envelope.message;
-    const message = new HubOutboundMessage(source, dataType, data, conflationKey);
-    if (envelope.kind === 'group') this.#deliverToGroup(envelope.group, message);
-    else this.#deliverToAll(message);
+    const { source, dataType, data, conflationKey, kind } = envelope.message;
+    const message = new HubOutboundMessage(source, dataType, data, conflationKey, kind);
+    switch (envelope.kind) {
+      case 'group':
+        return this.#deliverToGroup(envelope.group, message);
+      case 'all':
+        return this.#deliverToAll(message);
+      case 'user':
+        return this.#deliverToUser(envelope.userId, message);
+      case 'connection':
+        this.#connections.get(envelope.connectionId)?.connection.send(message);
+    }
   }
 }
 
@@ -169,5 +194,6 @@ function toData(message: OutboundMessage): MessageData {
     dataType: message.dataType,
     data: message.data,
     conflationKey: message.conflationKey,
+    kind: message.kind ?? 'message',
   };
 }

@@ -1,5 +1,5 @@
 import { deviceGroup, toWireReading, type Reading } from '../protocol/reading.js';
-import type { DataType, MessageCodec, MessageSource, OutboundMessage } from './types.js';
+import type { DataType, MessageCodec, MessageKind, MessageSource, OutboundMessage } from './types.js';
 
 /**
  * The hub's OutboundMessage. `encoded(codec)` runs each codec once and hands every later caller
@@ -16,6 +16,7 @@ export class HubOutboundMessage implements OutboundMessage {
     readonly dataType: DataType,
     readonly data: unknown,
     readonly conflationKey: string | undefined = undefined,
+    readonly kind: MessageKind = 'message',
   ) {}
 
   encoded<T>(codec: MessageCodec<T>): T {
@@ -46,5 +47,5 @@ export class HubOutboundMessage implements OutboundMessage {
  */
 export function readingMessage(reading: Reading): HubOutboundMessage {
   const group = deviceGroup(reading.tenantId, reading.deviceId);
-  return new HubOutboundMessage({ kind: 'group', group }, 'json', toWireReading(reading), group);
+  return new HubOutboundMessage({ kind: 'group', group }, 'json', toWireReading(reading), group, 'reading');
 }

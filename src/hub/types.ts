@@ -6,6 +6,15 @@
 /** The data of one message, as the Web PubSub protocol types it. */
 export type DataType = 'json' | 'text' | 'binary' | 'protobuf';
 
+/**
+ * What a message is: a device's `reading` or any other `message` (a management or client send).
+ * Set by whoever builds the message: the hub for the readings it accepts, the management API for
+ * a send of exactly a Reading to that device's group (groupSendKind). Transports whose wire tells
+ * them apart (socket.io) read it instead of guessing from the data, so other data never passes
+ * for a reading.
+ */
+export type MessageKind = 'reading' | 'message';
+
 /** Where a message came from, as subscribers see it. */
 export type MessageSource =
   | { kind: 'group'; group: string }
@@ -26,6 +35,8 @@ export interface OutboundMessage {
    * undelivered older one (a device group's readings). Undefined: never conflated.
    */
   readonly conflationKey: string | undefined;
+  /** Undefined means `message`. */
+  readonly kind?: MessageKind;
   encoded<T>(codec: MessageCodec<T>): T;
 }
 

@@ -6,6 +6,7 @@ import { bearerToken, verifyManagementToken } from '../protocol/webpubsub/access
 import { expectedAudiences } from '../protocol/webpubsub/audience.js';
 import { MAX_GROUP_NAME_LENGTH } from '../protocol/webpubsub/parse-client-frame.js';
 import { isSupportedApiVersion, MIN_API_VERSION } from './api-version.js';
+import { groupSendKind } from './group-send-kind.js';
 import type { ManagementRequest, ManagementResponse } from './management-request.js';
 import { matchManagementRoute, ROUTE_METHODS, type ManagementRoute } from './management-route.js';
 import { messageFromBody } from './message-body.js';
@@ -30,7 +31,9 @@ const HUB_NAME = /^[A-Za-z][A-Za-z0-9_`,.[\]]{0,127}$/;
  * `/api/hubs/…` (see isManagementPath). Order of checks: route (404), method (405), api-version
  * (400), bearer token (401), then the operation. Status codes follow the service: 200 add to
  * group (404 unknown connection), 204 remove/close (idempotent), 202 sends, 200/404 HEAD.
- * Connections are this node's (the hub's local view).
+ * Connections are this node's (the hub's local view), except that sends (to a group, all, a user
+ * or a connection) also reach other nodes through the backplane; a send to a connection that is
+ * not here answers 202 when another node may have it (as the service does), else 404.
  */
 export function createManagementHandler(options: ManagementHandlerOptions): ManagementHandler {
   const { hub } = options;
@@ -93,14 +96,18 @@ export function createManagementHandler(options: ManagementHandlerOptions): Mana
         return { status: 204 };
       case 'sendToGroup':
       case 'sendToAll':
-      case 'sendToConnection': {
+      case 'sendToConnection':
+      case 'sendToUser': {
         const body = messageFromBody(headerOf(req, 'content-type'), req.body);
         if (!body.ok) return fail(body.unsupportedType ? 'HTTP_UNSUPPORTED_MEDIA_TYPE' : 'MGMT_BAD_REQUEST', body.detail);
         if (!ours) return route.op === 'sendToConnection' ? fail('MGMT_UNKNOWN_CONNECTION', `Connection '${route.connectionId}' does not exist.`) : { status: 202 };
         if (route.op === 'sendToGroup') {
-          hub.sendToGroup(route.group, new HubOutboundMessage({ kind: 'group', group: route.group }, body.dataType, body.data));
+          const kind = groupSendKind(route.group, body.dataType, body.data);
+          hub.sendToGroup(route.group, new HubOutboundMessage({ kind: 'group', group: route.group }, body.dataType, body.data, undefined, kind));
         } else if (route.op === 'sendToAll') {
           hub.sendToAll(new HubOutboundMessage({ kind: 'server' }, body.dataType, body.data));
+        } else if (route.op === 'sendToUser') {
+          hub.sendToUser(route.userId, new HubOutboundMessage({ kind: 'server' }, body.dataType, body.data));
         } else if (!hub.sendToConnection(route.connectionId, new HubOutboundMessage({ kind: 'server' }, body.dataType, body.data))) {
           return fail('MGMT_UNKNOWN_CONNECTION', `Connection '${route.connectionId}' does not exist.`);
         }

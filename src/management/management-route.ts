@@ -8,7 +8,8 @@ export type ManagementRoute =
   | { op: 'sendToGroup'; hub: string; group: string }
   | { op: 'sendToAll'; hub: string }
   | { op: 'connection'; hub: string; connectionId: string }
-  | { op: 'sendToConnection'; hub: string; connectionId: string };
+  | { op: 'sendToConnection'; hub: string; connectionId: string }
+  | { op: 'sendToUser'; hub: string; userId: string };
 
 /** Methods each route answers; anything else is 405. */
 export const ROUTE_METHODS: Record<ManagementRoute['op'], readonly string[]> = {
@@ -18,6 +19,7 @@ export const ROUTE_METHODS: Record<ManagementRoute['op'], readonly string[]> = {
   sendToAll: ['POST'],
   connection: ['DELETE', 'HEAD'],
   sendToConnection: ['POST'],
+  sendToUser: ['POST'],
 };
 
 /** True for paths this module owns: `/api/health` and `/api/hubs/…`. */
@@ -39,6 +41,7 @@ export function matchManagementRoute(path: string): ManagementRoute | undefined 
   if (n === 5 && a === ':send') return { op: 'sendToAll', hub: hub! };
   if (n === 6 && a === 'connections') return { op: 'connection', hub: hub!, connectionId: b! };
   if (n === 7 && a === 'connections' && c === ':send') return { op: 'sendToConnection', hub: hub!, connectionId: b! };
+  if (n === 7 && a === 'users' && c === ':send') return { op: 'sendToUser', hub: hub!, userId: b! };
   if (n === 7 && a === 'groups' && c === ':send') return { op: 'sendToGroup', hub: hub!, group: b! };
   if (n === 8 && a === 'groups' && c === 'connections') return { op: 'groupConnection', hub: hub!, group: b!, connectionId: d! };
   return undefined;

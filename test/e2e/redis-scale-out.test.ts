@@ -1,7 +1,7 @@
 import mqtt from 'mqtt';
 import type { Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HubOutboundMessage } from '../../src/hub/outbound-message.js';
+import { readingMessage } from '../../src/hub/outbound-message.js';
 import { connectTelemetry, eventually, startApp, userToken, type RunningApp } from '../support/app-harness.js';
 import { requireService } from '../support/services.js';
 
@@ -33,7 +33,7 @@ describe('scale-out across two instances over Redis', () => {
     for (const app of apps) await app.stop();
   });
 
-  it('a group send on one instance reaches subscribers on the other', async ({ skip }) => {
+  it('a reading sent to its group on one instance reaches subscribers on the other as a reading', async ({ skip }) => {
     if (!available) return skip();
     const [a, b] = apps as [RunningApp, RunningApp];
     const socket = await connectTelemetry(b.url, await userToken('scale'));
@@ -42,7 +42,7 @@ describe('scale-out across two instances over Redis', () => {
     const got: unknown[] = [];
     socket.on('reading', (r) => got.push(r));
     const data = { tenantId: 'scale', deviceId: 'x1', seq: 1, ts: 1, receivedAt: 1, data: { via: 'a' } };
-    a.app.telemetry.hub.sendToGroup('device:scale:x1', new HubOutboundMessage({ kind: 'group', group: 'device:scale:x1' }, 'json', data));
+    a.app.telemetry.hub.sendToGroup('device:scale:x1', readingMessage(data));
     await eventually(() => got.length === 1, 3000, 'message from the other instance');
     expect(got[0]).toEqual(data);
   });

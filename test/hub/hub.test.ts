@@ -217,9 +217,35 @@ describe('Hub', () => {
     node1.publishReading(reading(3));
     node1.sendToAll(new HubOutboundMessage({ kind: 'server' }, 'text', 'hello'));
 
-    const summary = (c: FakeConnection) => c.received.map((m: OutboundMessage) => [m.source, m.conflationKey, m.data]);
+    const summary = (c: FakeConnection) => c.received.map((m: OutboundMessage) => [m.source, m.conflationKey, m.kind, m.data]);
     expect(summary(remote)).toEqual(summary(local));
     expect(summary(remote)).toHaveLength(2);
+    // The kind crosses nodes with the message: a reading stays a reading, a send stays a message.
+    expect(remote.received.map((m) => m.kind)).toEqual(['reading', 'message']);
+  });
+
+  it("sends to a user's connections on every node, and to a connection wherever it is", () => {
+    const [bp1, bp2] = linkedBackplanes();
+    const node1 = new Hub({ backplane: bp1 });
+    const node2 = new Hub({ backplane: bp2 });
+    const aliceHere = new FakeConnection('alice-1', 'demo', 'alice');
+    const aliceThere = new FakeConnection('alice-2', 'demo', 'alice');
+    const bobThere = new FakeConnection('bob-1', 'demo', 'bob');
+    node1.addConnection(aliceHere);
+    node2.addConnection(aliceThere);
+    node2.addConnection(bobThere);
+
+    node1.sendToUser('alice', new HubOutboundMessage({ kind: 'server' }, 'text', 'to alice'));
+    expect(node1.sendToConnection('bob-1', new HubOutboundMessage({ kind: 'server' }, 'text', 'to bob'))).toBe(true);
+
+    expect(aliceHere.received.map((m) => m.data)).toEqual(['to alice']);
+    expect(aliceThere.received.map((m) => m.data)).toEqual(['to alice']);
+    expect(bobThere.received.map((m) => m.data)).toEqual(['to bob']);
+  });
+
+  it('says a connection send found no one only when there is no other node to ask', () => {
+    const alone = new Hub();
+    expect(alone.sendToConnection('nobody', text('x'))).toBe(false);
   });
 
   it('delivers backplane messages locally only, never back to the backplane', () => {

@@ -101,7 +101,8 @@ describe('management tokens', () => {
     expect(matchManagementRoute('/api/hubs/h/connections/c')).toEqual({ op: 'connection', hub: 'h', connectionId: 'c' });
     expect(matchManagementRoute('/api/health')).toEqual({ op: 'health' });
     expect(matchManagementRoute('/api/hubs/h/groups/%E0%A4%A/:send')).toBeUndefined();
-    expect(matchManagementRoute('/api/hubs/h/users/u/:send')).toBeUndefined();
+    expect(matchManagementRoute('/api/hubs/h/users/u%2F1/:send')).toEqual({ op: 'sendToUser', hub: 'h', userId: 'u/1' });
+    expect(matchManagementRoute('/api/hubs/h/users/u/groups')).toBeUndefined();
   });
 });
 

@@ -1,39 +1,61 @@
 import { Encoder, PacketType } from 'socket.io-parser';
+import { toBuffer } from '../../protocol/webpubsub/encode-data.js';
 import type { MessageCodec, OutboundMessage } from '../../hub/types.js';
 import { textFrame } from '../web-socket-frame.js';
 
 export const TELEMETRY_NAMESPACE = '/telemetry';
 const encoder = new Encoder();
 
+/** The payload of a socket.io `message` event: a non-reading hub message (PROTOCOL.md). */
+export interface SocketIoMessagePayload {
+  from: 'group' | 'server';
+  group?: string;
+  dataType: OutboundMessage['dataType'];
+  /** The JSON value, the text, or the bytes (a binary attachment on the wire). */
+  data: unknown;
+}
+
 /**
- * The socket.io wire form of a hub message: a `reading` event packet in the telemetry namespace,
- * encoded once per message and written to every member's engine as is (what socket.io's own
- * room broadcast does).
+ * The socket.io packets of a hub message in the telemetry namespace (src/transport/socketio/PROTOCOL.md):
+ * a reading is a `reading` event with the Reading; any other message (a management or client send)
+ * is a `message` event `{ from, group?, dataType, data }`, whose binary data travels as a binary
+ * attachment. One string packet, or a header and its attachments for binary data. Encoded once per
+ * message and written to every member's engine as is (what socket.io's own room broadcast does).
  */
-export const socketIoReadingCodec: MessageCodec<string> = {
-  id: 'socket.io/reading',
-  encode(message: OutboundMessage): string {
-    const [packet] = encoder.encode({ type: PacketType.EVENT, nsp: TELEMETRY_NAMESPACE, data: ['reading', message.data] });
-    return packet as string;
+export const socketIoCodec: MessageCodec<readonly (string | Buffer)[]> = {
+  id: 'socket.io/event',
+  encode(message: OutboundMessage): (string | Buffer)[] {
+    const args = message.kind === 'reading' ? ['reading', message.data] : ['message', messagePayload(message)];
+    return encoder.encode({ type: PacketType.EVENT, nsp: TELEMETRY_NAMESPACE, data: args }) as (string | Buffer)[];
   },
 };
 
-/** What a socket.io connection hands engine.io for one message, the same for every member. */
-export interface SocketIoWire {
-  readonly packet: string;
-  /**
-   * engine.io write options with the Engine.IO message packet (`4` + packet) as a prebuilt
-   * WebSocket frame, as socket.io's own room broadcast passes it: engine.io's WebSocket transport
-   * writes `wsPreEncodedFrame` as is instead of encoding and framing per socket (polling uses
-   * `packet`). Shared by every socket of the message; engine.io only re-sets `compress` to true.
-   */
-  readonly options: { compress: boolean; wsPreEncodedFrame: Buffer[] };
+function messagePayload(message: OutboundMessage): SocketIoMessagePayload {
+  const { source, dataType } = message;
+  const data = dataType === 'binary' ? toBuffer(message.data) : dataType === 'text' ? String(message.data) : message.data;
+  return source.kind === 'group' ? { from: 'group', group: source.group, dataType, data } : { from: 'server', dataType, data };
 }
 
-export const socketIoReadingWireCodec: MessageCodec<SocketIoWire> = {
-  id: 'socket.io/reading+ws-frame',
+/** What a socket.io connection hands engine.io for one message, the same for every member. */
+export interface SocketIoWire {
+  /** Engine.IO messages in order: the event packet, then any binary attachments. */
+  readonly packets: readonly (string | Buffer)[];
+  /**
+   * engine.io write options. For a single text packet they carry the Engine.IO message packet
+   * (`4` + packet) as a prebuilt WebSocket frame, as socket.io's own room broadcast passes it:
+   * engine.io's WebSocket transport writes `wsPreEncodedFrame` as is instead of encoding and
+   * framing per socket (polling uses the packet). Shared by every socket of the message;
+   * engine.io only re-sets `compress` to true.
+   */
+  readonly options: { compress: boolean; wsPreEncodedFrame?: Buffer[] };
+}
+
+export const socketIoWireCodec: MessageCodec<SocketIoWire> = {
+  id: 'socket.io/event+ws-frame',
   encode(message: OutboundMessage): SocketIoWire {
-    const packet = message.encoded(socketIoReadingCodec);
-    return { packet, options: { compress: true, wsPreEncodedFrame: [textFrame(Buffer.from(`4${packet}`, 'utf8'))] } };
+    const packets = message.encoded(socketIoCodec);
+    const [only] = packets;
+    if (packets.length !== 1 || typeof only !== 'string') return { packets, options: { compress: true } };
+    return { packets, options: { compress: true, wsPreEncodedFrame: [textFrame(Buffer.from(`4${only}`, 'utf8'))] } };
   },
 };

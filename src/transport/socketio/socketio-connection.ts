@@ -1,7 +1,7 @@
 import type { Socket } from 'socket.io';
 import { ConflatingOutbox } from '../../hub/conflating-outbox.js';
 import type { CloseReason, HubConnection, OutboundMessage } from '../../hub/types.js';
-import { socketIoReadingWireCodec } from './socketio-codec.js';
+import { socketIoWireCodec } from './socketio-codec.js';
 
 /** Writes not yet flushed to the transport before a client counts as slow. */
 const HIGH_WATER = 64;
@@ -52,14 +52,26 @@ export class SocketIoConnection implements HubConnection {
     }
   }
 
+  /**
+   * The `stream.write` convention the outbox relies on: the message is always written (unless the
+   * socket is gone, when there is no one left to deliver to), and false means "written, now full":
+   * the outbox holds what follows until `drain()`.
+   */
   #write(message: OutboundMessage): boolean {
-    if (this.#unflushed >= HIGH_WATER || this.#socket.disconnected) return false;
+    if (this.#socket.disconnected) return true;
     this.#unflushed++;
-    const { packet, options } = message.encoded(socketIoReadingWireCodec);
-    this.#socket.conn.write(packet, options, () => {
-      this.#unflushed--;
-      if (this.#unflushed === 0) this.#outbox.drain();
+    const { packets, options } = message.encoded(socketIoWireCodec);
+    const last = packets.length - 1;
+    // One count per message: the callback rides on its last engine.io packet (binary attachments follow the event).
+    packets.forEach((packet, i) => {
+      if (i < last) this.#socket.conn.write(packet, options);
+      else this.#socket.conn.write(packet, options, () => this.#flushed());
     });
-    return true;
+    return this.#unflushed < HIGH_WATER;
+  }
+
+  #flushed(): void {
+    this.#unflushed--;
+    if (this.#unflushed === 0) this.#outbox.drain();
   }
 }

@@ -1,0 +1,37 @@
+import type { BackplaneEnvelope, MessageData } from '../hub/backplane.js';
+
+/** One backplane message on the wire. */
+export interface BackplaneWire {
+  /** The sending node: a node ignores its own envelopes (socket.io's cluster adapter does the same). */
+  node: string;
+  envelope: BackplaneEnvelope;
+}
+
+/**
+ * The backplane's JSON text. A message's data is plain JSON except when its `dataType` is
+ * `binary`, whose bytes travel as a base64 string in `data`. The hub sets `dataType`, never the
+ * data, so user data is carried as it is: no value inside it (a `$b64` key, a `{ type: "Buffer" }`
+ * object) can make it arrive as anything else.
+ */
+export function encodeBackplaneWire(wire: BackplaneWire): string {
+  const { message } = wire.envelope;
+  if (message.dataType !== 'binary') return JSON.stringify(wire);
+  const data = bytesOf(message.data).toString('base64');
+  return JSON.stringify({ ...wire, envelope: { ...wire.envelope, message: { ...message, data } } });
+}
+
+/** The inverse of encodeBackplaneWire; throws on text that is not a backplane message. */
+export function decodeBackplaneWire(text: string): BackplaneWire {
+  const wire = JSON.parse(text) as BackplaneWire;
+  const message = wire?.envelope?.message as MessageData | undefined;
+  if (typeof wire?.node !== 'string' || typeof message !== 'object' || message === null) throw new Error('not a backplane message');
+  if (message.dataType === 'binary') message.data = Buffer.from(typeof message.data === 'string' ? message.data : '', 'base64');
+  return wire;
+}
+
+function bytesOf(data: unknown): Buffer {
+  if (Buffer.isBuffer(data)) return data;
+  if (data instanceof Uint8Array) return Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  if (data instanceof ArrayBuffer) return Buffer.from(data);
+  return Buffer.from(typeof data === 'string' ? data : '', 'utf8');
+}

@@ -1,0 +1,25 @@
+import fc from 'fast-check';
+import type { BackplaneEnvelope, MessageData } from '../../src/hub/backplane.js';
+
+const source = fc.oneof(fc.record({ kind: fc.constant('group' as const), group: fc.string({ minLength: 1 }) }), fc.constant({ kind: 'server' as const }));
+const common = { source, conflationKey: fc.option(fc.string(), { nil: undefined }), kind: fc.constantFrom('reading' as const, 'message' as const) };
+/** Any JSON, with a bias for values that look like an encoding of bytes (what a reviver could mistake). */
+const json = fc.oneof(
+  fc.jsonValue(),
+  fc.record({ $b64: fc.base64String() }),
+  fc.record({ type: fc.constant('Buffer'), data: fc.array(fc.nat(255)) }),
+  fc.dictionary(fc.constantFrom('$b64', 'type', 'data', '__proto__'), fc.jsonValue()),
+);
+/** Any message the hub can send: arbitrary JSON, text, or bytes. */
+const message: fc.Arbitrary<MessageData> = fc.oneof(
+  fc.record({ ...common, dataType: fc.constant('json' as const), data: json }),
+  fc.record({ ...common, dataType: fc.constant('text' as const), data: fc.string({ unit: 'grapheme' }) }),
+  fc.record({ ...common, dataType: fc.constant('binary' as const), data: fc.uint8Array({ maxLength: 256 }).map((b) => Buffer.from(b)) }),
+);
+/** Any envelope a hub can publish. */
+export const envelope: fc.Arbitrary<BackplaneEnvelope> = fc.oneof(
+  fc.record({ kind: fc.constant('group' as const), group: fc.string({ minLength: 1 }), message }),
+  fc.record({ kind: fc.constant('all' as const), message }),
+  fc.record({ kind: fc.constant('user' as const), userId: fc.string(), message }),
+  fc.record({ kind: fc.constant('connection' as const), connectionId: fc.string(), message }),
+);
