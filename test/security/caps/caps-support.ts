@@ -25,7 +25,7 @@ export async function management(
   running: RunningApp,
   method: string,
   path: string,
-  body?: { contentType: string; text: string | Buffer },
+  body?: { contentType: string; text: string },
 ): Promise<Response> {
   const url = `${running.url}/api/hubs/${running.app.config.hub.name}${path}`;
   const token = await new SignJWT({})
