@@ -27,9 +27,10 @@ export function guardEngineHandshakes(
   const requestsBefore = new Set(server.listeners('request'));
   const upgradesBefore = new Set(server.listeners('upgrade'));
   attach();
+  // A new session starts with a GET (polling or WebSocket) without `sid`; CORS preflights are not handshakes.
   const isHandshake = (req: IncomingMessage) => {
     const url = req.url ?? '/';
-    return url.startsWith(path) && !new URLSearchParams(url.split('?')[1] ?? '').has('sid');
+    return req.method === 'GET' && url.startsWith(path) && !new URLSearchParams(url.split('?')[1] ?? '').has('sid');
   };
   const admit = (req: IncomingMessage, exchange: ServerResponse | Duplex): Extract<UpgradeAdmission, { ok: false }> | undefined => {
     if (!isHandshake(req)) return undefined;

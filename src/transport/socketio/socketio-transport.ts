@@ -102,7 +102,7 @@ export class SocketIoTransport {
     // Only the telemetry namespace is served: the default one, and any other a client names, is
     // refused the same way whatever the credentials.
     const refuseNamespace = (socket: Socket, next: (err?: Error) => void) => {
-      log.info({ namespace: socket.nsp.name }, 'socket.io namespace refused');
+      log.info({ code: HUB_ERR.notAllowed, reason: 'namespace not served', namespace: socket.nsp.name.slice(0, 64) }, 'socket.io connection refused');
       next(refusal(HUB_ERR.notAllowed, UNAUTHORIZED));
     };
     io.of('/').use(refuseNamespace);
@@ -112,18 +112,18 @@ export class SocketIoTransport {
     nsp.use((socket, next) => {
       const token = tokenOf(socket);
       if (!token) {
-        log.info({ code: HUB_ERR.unauthenticated }, 'socket.io connection refused: no token');
+        log.info({ code: HUB_ERR.unauthenticated, reason: 'no token' }, 'socket.io connection refused');
         return next(refusal(HUB_ERR.unauthenticated, UNAUTHORIZED));
       }
       this.#options.authenticate(token).then(
         (result) => {
           if (!result.ok) {
-            log.info({ code: HUB_ERR.invalidToken, reason: result.reason }, 'socket.io connection refused: token rejected');
+            log.info({ code: HUB_ERR.invalidToken, reason: result.reason }, 'socket.io connection refused');
             return next(refusal(HUB_ERR.invalidToken, UNAUTHORIZED));
           }
           const limit = hub.connectionLimit(result.principal.sub, result.principal.tenantId);
           if (limit !== undefined) {
-            log.info({ limit, tenantId: result.principal.tenantId, userId: result.principal.sub }, 'socket.io connection refused: connection limit');
+            log.info({ code: HUB_ERR.limit, reason: `${limit} connection limit`, tenantId: result.principal.tenantId }, 'socket.io connection refused');
             return next(refusal(HUB_ERR.limit, `too many connections for this ${limit}`));
           }
           socket.data.principal = result.principal;

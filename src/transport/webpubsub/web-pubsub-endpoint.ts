@@ -114,9 +114,10 @@ export class WebPubSubEndpoint {
       rejectUpgrade(socket, 'HTTP_BAD_REQUEST', `Unsupported subprotocols: ${choice.offered.join(', ')}.`, { instance });
       return;
     }
+    // A recovering session is counted already; a new connection must fit its user's and tenant's limits.
     const limit = ctx.kind === 'connect' ? this.#hub.connectionLimit(ctx.claims.userId, ctx.claims.tenantId) : undefined;
     if (limit !== undefined) {
-      this.#log.info({ limit, userId: ctx.kind === 'connect' ? ctx.claims.userId : undefined }, 'webpubsub connection refused: connection limit');
+      this.#log.info({ code: 'HUB_ERR_HUB_LIMIT', reason: `${limit} connection limit` }, 'webpubsub connection refused');
       rejectUpgrade(socket, 'HUB_LIMIT', `Too many connections for this ${limit}; close one first.`, { instance });
       return;
     }

@@ -60,5 +60,14 @@ describe('Hub:MaxGroupsPerConnection', () => {
     expect(res.headers.get('content-type')).toMatch(/application\/problem\+json/);
     expect(await res.json()).toMatchObject({ status: 429, code: 'HUB_ERR_HUB_LIMIT' });
     expect(running.app.telemetry.hub.groupsOf(c.connectionId)).toHaveLength(3);
+
+    // The subscribe function goes through the management API and says the same.
+    const viaFunction = await fetch(`${running.url}/api/subscribe`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${await userToken('t1')}` },
+      body: JSON.stringify({ connectionId: c.connectionId, deviceId: 'd5' }),
+    });
+    expect(viaFunction.status).toBe(429);
+    expect(await viaFunction.json()).toMatchObject({ status: 429, code: 'HUB_ERR_HUB_LIMIT' });
   });
 });
