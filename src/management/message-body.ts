@@ -20,13 +20,13 @@ export function messageFromBody(contentType: string | undefined, body: unknown):
         return jsonValueTooDeep(body) ? invalid(TOO_DEEP) : { ok: true, dataType: 'json', data: body };
       }
       const json = text(body);
-      let data: unknown;
+      // Before parsing: the depth pass is linear and cheap, while parsing deep text is not.
+      if (jsonTextTooDeep(json)) return invalid(TOO_DEEP);
       try {
-        data = JSON.parse(json);
+        return { ok: true, dataType: 'json', data: JSON.parse(json) };
       } catch {
         return invalid('The body is not valid JSON.');
       }
-      return jsonTextTooDeep(json) ? invalid(TOO_DEEP) : { ok: true, dataType: 'json', data };
     }
     case 'text/plain':
       return { ok: true, dataType: 'text', data: isBytes(body) || typeof body === 'string' ? text(body) : '' };

@@ -7,7 +7,8 @@
 export const MAX_JSON_DEPTH = 32;
 
 /**
- * True when a text already known to be valid JSON nests brackets deeper than `max`. Counts `{` and
+ * True when a JSON text nests brackets deeper than `max` (exact for valid JSON; for text not yet
+ * parsed, a cheap refusal before the parser's much costlier pass over deep input). Counts `{` and
  * `[` first with native indexOf (only up to `max + 1`): a text with at most `max` of them cannot
  * nest deeper, so a typical message skips the character loop.
  */
