@@ -40,6 +40,13 @@ const config = loadConfig({
     `--Auth:Jwt:Secret=${BENCH.jwt.secret}`,
     `--Auth:Jwt:Issuer=${BENCH.jwt.issuer}`,
     `--Auth:Jwt:Audience=${BENCH.jwt.audience}`,
+    // Thousands of subscribers of one tenant, mostly one user, connect at once from one address:
+    // the per-client caps would refuse them (the benchmark measures fan-out, not the caps).
+    '--Http:WebSocketUpgradesPerIpPerSecond=100000',
+    '--Http:WebSocketUpgradeBurstPerIp=100000',
+    '--Http:MaxPendingUpgrades=1000000',
+    '--Hub:MaxConnectionsPerUser=1000000',
+    '--Hub:MaxConnectionsPerTenant=10000000',
     ...(args.mqttUrl ? [`--ConnectionStrings:mqtt=${args.mqttUrl}`] : []),
     ...(args.extraArgs ?? []),
   ],

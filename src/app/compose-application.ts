@@ -11,6 +11,7 @@ import type { RequestDelegate } from '../host/pipeline/middleware.js';
 import { WebApplication } from '../host/pipeline/web-application.js';
 import { createJwtVerifier, type JwtVerifier } from '../security/jwt-bearer.js';
 import { SocketIoTransport } from '../transport/socketio/socketio-transport.js';
+import { UpgradeGuard } from '../transport/upgrade-guard.js';
 import { DASHBOARD_DIR, mapDashboardEndpoints } from './dashboard-endpoints.js';
 import { mapDeviceEndpoints } from './devices-endpoints.js';
 import { useSecurity } from './security-wiring.js';
@@ -26,6 +27,8 @@ export interface Application {
   telemetry: TelemetryServices;
   /** Verifies user tokens; the same verifier guards HTTP endpoints and socket connections. */
   verifier: JwtVerifier;
+  /** Admits every WebSocket handshake, socket.io's and Web PubSub's: per-address rate, pending cap. */
+  upgrades: UpgradeGuard;
   /** Hosted services before the server; added to the host in this order when composing ends. */
   services: HostedService[];
 }
@@ -81,12 +84,18 @@ export function composeApplication(config: AppConfig, log: Logger, extend?: (app
       check: async () => ((await backplane.ping()) ? { status: 'Healthy' } : { status: 'Unhealthy', description: 'redis did not answer' }),
     });
   }
+  const upgrades = new UpgradeGuard({
+    perIpPerSecond: config.http.webSocketUpgradesPerIpPerSecond,
+    burstPerIp: config.http.webSocketUpgradeBurstPerIp,
+    maxPending: config.http.maxPendingUpgrades,
+  });
   const socketIo = new SocketIoTransport({
     hub: telemetry.hub,
     registry: telemetry.registry,
     authenticate: (token) => verifier.verify(token),
     log: categoryLogger(log, config, 'Hub.SocketIo'),
     allowedOrigins: config.cors.allowedOrigins,
+    guard: upgrades,
   });
   socketIo.attach(fastify.server);
   server.onClosing(() => {
@@ -97,7 +106,7 @@ export function composeApplication(config: AppConfig, log: Logger, extend?: (app
   const dashboard = mapDashboardEndpoints(web.routes);
   if (dashboard.files === 0) log.warn({ dir: DASHBOARD_DIR }, 'dashboard not built; / answers 404');
 
-  const app: Application = { config, host, web, health, server, telemetry, verifier, services: [...telemetry.services] };
+  const app: Application = { config, host, web, health, server, telemetry, verifier, upgrades, services: [...telemetry.services] };
   wireServerless(app, log);
   extend?.(app);
   pipeline = web.build();

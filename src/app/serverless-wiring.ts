@@ -7,6 +7,7 @@ import type { InvocationContext } from '../host/pipeline/endpoint.js';
 import { Results } from '../host/pipeline/results.js';
 import { createManagementHandler, type ManagementHandler } from '../management/management-handler.js';
 import { authenticateClientUpgrade, type UpgradeAuthOptions } from '../transport/webpubsub/upgrade-context.js';
+import { refusalDetails, type UpgradeGuard } from '../transport/upgrade-guard.js';
 import { WebPubSubEndpoint } from '../transport/webpubsub/web-pubsub-endpoint.js';
 import type { Application } from './compose-application.js';
 import { mapFunctionEndpoints } from './functions-endpoints.js';
@@ -23,12 +24,16 @@ export function wireServerless(app: Application, log: Logger): void {
   const endpoint = new WebPubSubEndpoint({
     hub: telemetry.hub,
     lastReading: (tenantId, deviceId) => telemetry.registry.last(tenantId, deviceId),
+    maxPayloadBytes: config.hub.maxMessageBytes,
     log: categoryLogger(log, config, 'Hub.WebPubSub'),
   });
   app.server.onClosing(() => endpoint.closeAll());
 
-  mapClientHub(web.routes, endpoint, auth);
-  mapManagementApi(web.routes, createManagementHandler({ hub: telemetry.hub, hubName: auth.hubName, accessKey: auth.accessKey }));
+  mapClientHub(web.routes, endpoint, auth, app.upgrades);
+  mapManagementApi(
+    web.routes,
+    createManagementHandler({ hub: telemetry.hub, hubName: auth.hubName, accessKey: auth.accessKey, maxMessageBytes: config.hub.maxMessageBytes }),
+  );
   mapFunctionEndpoints(web.routes.group('/api'), {
     hubName: auth.hubName,
     accessKey: auth.accessKey,
@@ -38,8 +43,11 @@ export function wireServerless(app: Application, log: Logger): void {
   });
 }
 
-/** `GET /client/hubs/{hub}`: the WebSocket upgrade; a plain GET gets 426. */
-function mapClientHub(routes: EndpointGroup, endpoint: WebPubSubEndpoint, auth: UpgradeAuthOptions): void {
+/**
+ * `GET /client/hubs/{hub}`: the WebSocket upgrade; a plain GET gets 426. The guard admits the
+ * handshake before its token is verified and holds a pending slot until the handshake is done.
+ */
+function mapClientHub(routes: EndpointGroup, endpoint: WebPubSubEndpoint, auth: UpgradeAuthOptions, guard: UpgradeGuard): void {
   routes.map(
     ['GET'],
     '/client/hubs/{hub}',
@@ -47,10 +55,19 @@ function mapClientHub(routes: EndpointGroup, endpoint: WebPubSubEndpoint, auth: 
       if (http.upgrade === undefined) {
         return Results.problem(Errors.HTTP_UPGRADE_REQUIRED, 'Connect with a WebSocket upgrade.', undefined, { upgrade: 'websocket' });
       }
-      const verified = await authenticateClientUpgrade(http.raw, auth);
-      if (!verified.ok) return Results.problem(Errors[verified.rejection.key], verified.rejection.detail);
-      endpoint.handleUpgrade(http.raw, http.upgrade.socket, http.upgrade.head, verified.context);
-      return Results.handled();
+      const admission = guard.admit(http.raw);
+      if (!admission.ok) {
+        const { extensions, headers } = refusalDetails(admission);
+        return Results.problem(Errors[admission.key], admission.detail, extensions, headers);
+      }
+      try {
+        const verified = await authenticateClientUpgrade(http.raw, auth);
+        if (!verified.ok) return Results.problem(Errors[verified.rejection.key], verified.rejection.detail);
+        endpoint.handleUpgrade(http.raw, http.upgrade.socket, http.upgrade.head, verified.context);
+        return Results.handled();
+      } finally {
+        admission.release();
+      }
     },
     // The hub access token (or a reliable session's reconnection token) is checked above, not as a user token.
     { metadata: { allowAnonymous: true } },

@@ -29,14 +29,20 @@ export interface TelemetryServices {
 
 /** The main job: MQTT (embedded or external) → validate → throttle → device groups on the hub. */
 export function createTelemetryServices(config: AppConfig, log: Logger, lifetime: ApplicationLifetime): TelemetryServices {
-  const registry = new DeviceRegistry({ maxDevices: config.hub.maxDevices });
+  const registry = new DeviceRegistry({ maxDevices: config.hub.maxDevices, maxDevicesPerTenant: config.hub.maxDevicesPerTenant });
   const backplane = config.redisUrl
     ? new RedisBackplane({ url: config.redisUrl, hubName: config.hub.name, log: categoryLogger(log, config, 'Hub.Backplane') })
     : undefined;
   // Every instance subscribes to every MQTT topic, so MQTT readings are delivered by each instance
   // to its own clients; only partitioned sources (Event Hubs) need the backplane for readings.
   const partitioned = config.eventHubs.connectionString !== undefined;
-  const hub = new Hub({ ...(backplane ? { backplane } : {}), readingsFanOut: partitioned ? 'backplane' : 'local' });
+  const hub = new Hub({
+    ...(backplane ? { backplane } : {}),
+    readingsFanOut: partitioned ? 'backplane' : 'local',
+    maxGroupsPerConnection: config.hub.maxGroupsPerConnection,
+    maxConnectionsPerUser: config.hub.maxConnectionsPerUser,
+    maxConnectionsPerTenant: config.hub.maxConnectionsPerTenant,
+  });
   const pipeline = new ReadingPipeline({
     registry,
     publish: (reading) => hub.publishReading(reading),

@@ -29,11 +29,16 @@ interface TenantDevices {
 
 export interface DeviceRegistryOptions {
   /**
-   * At most this many devices over all tenants (default 100 000); past it the least recently seen
-   * device is forgotten, so devices inventing new ids cannot grow memory without bound. A
-   * forgotten device that returns starts again as new (its MQTT `seq` restarts at 1).
+   * At most this many devices over all tenants (default 100 000): a bound on memory whatever the
+   * tenants do. A new device beyond it is refused.
    */
   maxDevices?: number;
+  /**
+   * At most this many devices per tenant (default 10 000). A tenant's new device beyond it is
+   * refused: its devices already known keep their last value and `seq`, and no tenant can push
+   * another's devices out, however many ids it invents.
+   */
+  maxDevicesPerTenant?: number;
 }
 
 /**
@@ -43,51 +48,42 @@ export interface DeviceRegistryOptions {
  */
 export class DeviceRegistry {
   readonly #tenants = new Map<string, TenantDevices>();
-  /** Every device, least recently seen first (a Map keeps insertion order; a reading re-inserts). */
-  readonly #recency = new Map<string, { tenantId: string; deviceId: string }>();
   readonly #maxDevices: number;
+  readonly #maxPerTenant: number;
+  #size = 0;
 
   constructor(options: DeviceRegistryOptions = {}) {
     this.#maxDevices = options.maxDevices ?? 100_000;
+    this.#maxPerTenant = options.maxDevicesPerTenant ?? 10_000;
   }
 
   /** Devices over all tenants. */
   get size(): number {
-    return this.#recency.size;
+    return this.#size;
   }
 
-  /** Remembers an accepted reading as its device's last. */
-  record(reading: Reading): void {
-    const key = `${reading.tenantId}\u0000${reading.deviceId}`;
-    let tenant = this.#tenants.get(reading.tenantId);
-    if (tenant === undefined) {
-      tenant = { ids: [], byId: new Map() };
-      this.#tenants.set(reading.tenantId, tenant);
-    }
-    const entry = tenant.byId.get(reading.deviceId);
+  /**
+   * Remembers an accepted reading as its device's last. False, and nothing remembered, for a new
+   * device with no room: its tenant is at `maxDevicesPerTenant` or the hub at `maxDevices`.
+   */
+  record(reading: Reading): boolean {
+    const tenant = this.#tenants.get(reading.tenantId);
+    const entry = tenant?.byId.get(reading.deviceId);
     if (entry !== undefined) {
       entry.last = reading;
       entry.lastSeen = reading.receivedAt;
-      const place = this.#recency.get(key)!;
-      this.#recency.delete(key);
-      this.#recency.set(key, place);
-      return;
+      return true;
     }
-    if (this.#recency.size >= this.#maxDevices) this.#forgetLeastRecent();
-    tenant.byId.set(reading.deviceId, { deviceId: reading.deviceId, lastSeen: reading.receivedAt, last: reading });
-    tenant.ids.splice(upperBound(tenant.ids, reading.deviceId), 0, reading.deviceId);
-    this.#recency.set(key, { tenantId: reading.tenantId, deviceId: reading.deviceId });
-  }
-
-  #forgetLeastRecent(): void {
-    const first = this.#recency.entries().next();
-    if (first.done) return;
-    const [key, { tenantId, deviceId }] = first.value;
-    this.#recency.delete(key);
-    const tenant = this.#tenants.get(tenantId)!;
-    tenant.byId.delete(deviceId);
-    tenant.ids.splice(upperBound(tenant.ids, deviceId) - 1, 1);
-    if (tenant.ids.length === 0) this.#tenants.delete(tenantId);
+    if (this.#size >= this.#maxDevices || (tenant?.ids.length ?? 0) >= this.#maxPerTenant) return false;
+    let devices = tenant;
+    if (devices === undefined) {
+      devices = { ids: [], byId: new Map() };
+      this.#tenants.set(reading.tenantId, devices);
+    }
+    devices.byId.set(reading.deviceId, { deviceId: reading.deviceId, lastSeen: reading.receivedAt, last: reading });
+    devices.ids.splice(upperBound(devices.ids, reading.deviceId), 0, reading.deviceId);
+    this.#size++;
+    return true;
   }
 
   /** The device's last accepted reading, or undefined for a device never seen. */

@@ -12,7 +12,19 @@ export interface HubOptions {
    * sources are partitioned across nodes (Event Hubs). Default `backplane`.
    */
   readingsFanOut?: 'local' | 'backplane';
+  /** Groups one connection may be in; a join beyond it is refused. Default 1000. */
+  maxGroupsPerConnection?: number;
+  /** Connections one user (a tenant's `userId`) may hold on this node. Default 100. */
+  maxConnectionsPerUser?: number;
+  /** Connections one tenant may hold on this node. Default 10 000. */
+  maxConnectionsPerTenant?: number;
 }
+
+/** What `tryJoin` did: joined (or was a member already), or why not. */
+export type JoinResult = 'joined' | 'unknown-connection' | 'group-limit';
+
+/** Which connection limit a new connection would exceed; undefined when it fits. */
+export type ConnectionLimit = 'user' | 'tenant' | undefined;
 
 interface ConnectionEntry {
   readonly connection: HubConnection;
@@ -29,10 +41,19 @@ export class Hub {
   readonly #groups = new Map<string, Set<ConnectionEntry>>();
   readonly #backplane: Backplane | undefined;
   readonly #readingsLocal: boolean;
+  readonly #maxGroups: number;
+  readonly #maxPerUser: number;
+  readonly #maxPerTenant: number;
+  /** Live connections per user key and per tenant: what the connection limits count. */
+  readonly #perUser = new Map<string, number>();
+  readonly #perTenant = new Map<string, number>();
 
   constructor(options: HubOptions = {}) {
     this.#backplane = options.backplane;
     this.#readingsLocal = options.readingsFanOut === 'local';
+    this.#maxGroups = options.maxGroupsPerConnection ?? 1000;
+    this.#maxPerUser = options.maxConnectionsPerUser ?? 100;
+    this.#maxPerTenant = options.maxConnectionsPerTenant ?? 10_000;
     this.#backplane?.onMessage((envelope) => this.#deliverRemote(envelope));
   }
 
@@ -45,10 +66,30 @@ export class Hub {
     return this.#groups.size;
   }
 
-  /** Registers a connection; its id must be unique on this node. */
+  /**
+   * The limit a new connection of this user and tenant would exceed, checked before the
+   * handshake completes so the client is refused rather than connected and dropped.
+   */
+  connectionLimit(userId: string | undefined, tenantId: string | undefined): ConnectionLimit {
+    if (userId !== undefined && (this.#perUser.get(userKey(userId, tenantId)) ?? 0) >= this.#maxPerUser) return 'user';
+    if (tenantId !== undefined && (this.#perTenant.get(tenantId) ?? 0) >= this.#maxPerTenant) return 'tenant';
+    return undefined;
+  }
+
+  /** Registers a connection unless its user or tenant is at its connection limit (which it names). */
+  tryAddConnection(connection: HubConnection): ConnectionLimit {
+    const limit = this.connectionLimit(connection.userId, connection.tenantId);
+    if (limit === undefined) this.addConnection(connection);
+    return limit;
+  }
+
+  /** Registers a connection, whatever the connection limits; its id must be unique on this node. */
   addConnection(connection: HubConnection): void {
     if (this.#connections.has(connection.id)) throw new Error(`connection ${connection.id} already exists`);
     this.#connections.set(connection.id, { connection, groups: new Set() });
+    const { userId, tenantId } = connection;
+    if (userId !== undefined) bump(this.#perUser, userKey(userId, tenantId), 1);
+    if (tenantId !== undefined) bump(this.#perTenant, tenantId, 1);
   }
 
   /** Forgets a connection and takes it out of every group. False when it was not here. */
@@ -56,6 +97,9 @@ export class Hub {
     const entry = this.#connections.get(connectionId);
     if (entry === undefined) return false;
     this.#connections.delete(connectionId);
+    const { userId, tenantId } = entry.connection;
+    if (userId !== undefined) bump(this.#perUser, userKey(userId, tenantId), -1);
+    if (tenantId !== undefined) bump(this.#perTenant, tenantId, -1);
     for (const group of entry.groups) this.#removeMember(group, entry);
     entry.groups.clear();
     return true;
@@ -71,10 +115,20 @@ export class Hub {
     return entry === undefined ? [] : [...entry.groups];
   }
 
-  /** Adds a connection to a group (idempotent). False when the connection is not here. */
+  /**
+   * Adds a connection to a group (idempotent). False when the connection is not here or is in
+   * `maxGroupsPerConnection` groups already; tryJoin tells which.
+   */
   join(connectionId: string, group: string): boolean {
+    return this.tryJoin(connectionId, group) === 'joined';
+  }
+
+  /** Adds a connection to a group (idempotent: a member stays one even at the limit). */
+  tryJoin(connectionId: string, group: string): JoinResult {
     const entry = this.#connections.get(connectionId);
-    if (entry === undefined) return false;
+    if (entry === undefined) return 'unknown-connection';
+    if (entry.groups.has(group)) return 'joined';
+    if (entry.groups.size >= this.#maxGroups) return 'group-limit';
     let members = this.#groups.get(group);
     if (members === undefined) {
       members = new Set();
@@ -82,7 +136,12 @@ export class Hub {
     }
     members.add(entry);
     entry.groups.add(group);
-    return true;
+    return 'joined';
+  }
+
+  /** Groups one connection may be in (`Hub:MaxGroupsPerConnection`). */
+  get maxGroupsPerConnection(): number {
+    return this.#maxGroups;
   }
 
   /** Takes a connection out of a group (idempotent). False when the connection is not here. */
@@ -186,6 +245,18 @@ export class Hub {
         this.#connections.get(envelope.connectionId)?.connection.send(message);
     }
   }
+}
+
+/** Users are named within their tenant: two tenants' subs may collide. */
+function userKey(userId: string, tenantId: string | undefined): string {
+  return `${tenantId ?? ''}\u0000${userId}`;
+}
+
+/** Adds `delta` to a count, deleting it at zero so counts never outlive their connections. */
+function bump(counts: Map<string, number>, key: string, delta: number): void {
+  const next = (counts.get(key) ?? 0) + delta;
+  if (next <= 0) counts.delete(key);
+  else counts.set(key, next);
 }
 
 function toData(message: OutboundMessage): MessageData {

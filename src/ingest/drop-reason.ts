@@ -13,6 +13,8 @@ export const DROP_REASONS = [
   'bad_ts',
   // A transport-numbered reading delivered again (e.g. the in-flight batch re-read after a restart).
   'duplicate',
+  // A new device of a tenant at `Hub:MaxDevicesPerTenant`, or of a hub at `Hub:MaxDevices`.
+  'device_limit',
 ] as const;
 
 export type DropReason = (typeof DROP_REASONS)[number];

@@ -32,7 +32,7 @@ export interface PipelineStats {
 
 /**
  * The ingestion sink: validate → assign `seq` → record in the registry → throttle → publish.
- * A bad reading is counted by reason and dropped; nothing a device sends throws out of offer().
+ * A bad reading, or one of a new device the registry has no room for, is counted by reason and dropped; nothing a device sends throws out of offer().
  */
 export class ReadingPipeline implements ReadingSink {
   readonly #registry: DeviceRegistry;
@@ -78,7 +78,10 @@ export class ReadingPipeline implements ReadingSink {
     // Spelled out, not spread: one object shape for every reading keeps this hot path monomorphic.
     const reading: Reading = { tenantId: valid.tenantId, deviceId: valid.deviceId, seq, ts: valid.ts, receivedAt: valid.receivedAt, data: valid.data };
     if (valid.traceparent !== undefined) reading.traceparent = valid.traceparent;
-    this.#registry.record(reading);
+    if (!this.#registry.record(reading)) {
+      this.#drop('device_limit', raw, now);
+      return { accepted: false, reason: 'device_limit' };
+    }
     this.#accepted++;
     this.#throttle.offer(`${valid.tenantId}\u0000${valid.deviceId}`, reading);
     return { accepted: true };

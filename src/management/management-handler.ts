@@ -19,6 +19,8 @@ export interface ManagementHandlerOptions {
   readonly accessKey: string;
   /** Public base URLs a token's audience may name besides http(s)://{Host}. */
   readonly publicBaseUrls?: readonly string[];
+  /** `Hub:MaxMessageBytes`: the largest send body (413 beyond). Default 1 MiB. */
+  readonly maxMessageBytes?: number;
 }
 
 export type ManagementHandler = (req: ManagementRequest) => Promise<ManagementResponse>;
@@ -37,6 +39,7 @@ const HUB_NAME = /^[A-Za-z][A-Za-z0-9_`,.[\]]{0,127}$/;
  */
 export function createManagementHandler(options: ManagementHandlerOptions): ManagementHandler {
   const { hub } = options;
+  const maxMessageBytes = options.maxMessageBytes ?? 1024 * 1024;
   return async (req) => {
     const method = req.method.toUpperCase();
     const path = req.url.split('?', 1)[0]!;
@@ -88,7 +91,13 @@ export function createManagementHandler(options: ManagementHandlerOptions): Mana
           if (ours) hub.leave(route.connectionId, route.group);
           return { status: 204 };
         }
-        if (ours && hub.join(route.connectionId, route.group)) return { status: 200 };
+        if (ours) {
+          const joined = hub.tryJoin(route.connectionId, route.group);
+          if (joined === 'joined') return { status: 200 };
+          if (joined === 'group-limit') {
+            return fail('HUB_LIMIT', `Connection '${route.connectionId}' is in ${hub.maxGroupsPerConnection} groups already (Hub:MaxGroupsPerConnection).`);
+          }
+        }
         return fail('MGMT_UNKNOWN_CONNECTION', `Connection '${route.connectionId}' does not exist.`);
       case 'connection':
         if (method === 'HEAD') return { status: ours && hub.hasConnection(route.connectionId) ? 200 : 404 };
@@ -98,6 +107,10 @@ export function createManagementHandler(options: ManagementHandlerOptions): Mana
       case 'sendToAll':
       case 'sendToConnection':
       case 'sendToUser': {
+        const size = byteLength(req.body);
+        if (size > maxMessageBytes) {
+          return fail('HUB_MESSAGE_TOO_LARGE', `The message has ${size} bytes; at most ${maxMessageBytes} are allowed (Hub:MaxMessageBytes).`);
+        }
         const body = messageFromBody(headerOf(req, 'content-type'), req.body);
         if (!body.ok) return fail(body.unsupportedType ? 'HTTP_UNSUPPORTED_MEDIA_TYPE' : 'MGMT_BAD_REQUEST', body.detail);
         if (!ours) return route.op === 'sendToConnection' ? fail('MGMT_UNKNOWN_CONNECTION', `Connection '${route.connectionId}' does not exist.`) : { status: 202 };
@@ -142,6 +155,13 @@ function queryOf(req: ManagementRequest): URLSearchParams {
 function headerOf(req: ManagementRequest, name: string): string | undefined {
   const value = req.headers[name];
   return Array.isArray(value) ? value[0] : value;
+}
+
+/** Bytes of a body as handed over; a body the host parsed already counts as 0 (its limit applied). */
+function byteLength(body: unknown): number {
+  if (body instanceof Uint8Array) return body.byteLength;
+  if (typeof body === 'string') return Buffer.byteLength(body, 'utf8');
+  return 0;
 }
 
 function isGroupName(group: string): boolean {

@@ -1,4 +1,5 @@
 import type { DataType } from '../hub/types.js';
+import { jsonTextTooDeep, jsonValueTooDeep, MAX_JSON_DEPTH } from '../protocol/json-depth.js';
 
 export type BodyResult =
   | { ok: true; dataType: DataType; data: unknown }
@@ -7,6 +8,7 @@ export type BodyResult =
 /**
  * A send's body as hub message data, by content type, as the service maps it:
  * application/json → json (the parsed value), text/plain → text, application/octet-stream → binary.
+ * JSON nested deeper than MAX_JSON_DEPTH is refused: subscribers' encoders would overflow on it.
  */
 export function messageFromBody(contentType: string | undefined, body: unknown): BodyResult {
   const mediaType = (contentType ?? '').split(';', 1)[0]!.trim().toLowerCase();
@@ -14,10 +16,14 @@ export function messageFromBody(contentType: string | undefined, body: unknown):
     case 'application/json': {
       if (!isBytes(body) && typeof body !== 'string') {
         // A host that already parsed JSON hands over the value itself.
-        return body === undefined ? invalid('A JSON body is required.') : { ok: true, dataType: 'json', data: body };
+        if (body === undefined) return invalid('A JSON body is required.');
+        return jsonValueTooDeep(body) ? invalid(TOO_DEEP) : { ok: true, dataType: 'json', data: body };
       }
+      const json = text(body);
+      // Before parsing: the depth pass is linear and cheap, while parsing deep text is not.
+      if (jsonTextTooDeep(json)) return invalid(TOO_DEEP);
       try {
-        return { ok: true, dataType: 'json', data: JSON.parse(text(body)) };
+        return { ok: true, dataType: 'json', data: JSON.parse(json) };
       } catch {
         return invalid('The body is not valid JSON.');
       }
@@ -34,6 +40,8 @@ export function messageFromBody(contentType: string | undefined, body: unknown):
       };
   }
 }
+
+const TOO_DEEP = `The JSON body is nested deeper than ${MAX_JSON_DEPTH} levels.`;
 
 function isBytes(body: unknown): body is Uint8Array {
   return body instanceof Uint8Array;

@@ -148,27 +148,31 @@ describe('DeviceRegistry bound', () => {
     data: {},
   });
 
-  it('forgets the least recently seen device past maxDevices, so new ids cannot grow memory without bound', () => {
+  it('refuses a new device past maxDevices, so new ids cannot grow memory without bound; known devices keep their place', () => {
     const registry = new DeviceRegistry({ maxDevices: 3 });
-    registry.record(at('t1', 'a', 1));
-    registry.record(at('t1', 'b', 2));
-    registry.record(at('t2', 'c', 3));
-    registry.record(at('t1', 'a', 4)); // a is now the most recently seen
-    registry.record(at('t2', 'd', 5)); // evicts b, the least recently seen
+    expect(registry.record(at('t1', 'a', 1))).toBe(true);
+    expect(registry.record(at('t1', 'b', 2))).toBe(true);
+    expect(registry.record(at('t2', 'c', 3))).toBe(true);
+    expect(registry.record(at('t2', 'd', 4))).toBe(false);
+    expect(registry.record(at('t1', 'a', 5))).toBe(true);
     expect(registry.size).toBe(3);
-    expect(registry.last('t1', 'b')).toBeUndefined();
-    expect(registry.list('t1').items.map((i) => i.deviceId)).toEqual(['a']);
-    expect(registry.list('t2').items.map((i) => i.deviceId)).toEqual(['c', 'd']);
+    expect(registry.last('t2', 'd')).toBeUndefined();
+    expect(registry.last('t1', 'a')?.receivedAt).toBe(5);
+    expect(registry.list('t1').items.map((i) => i.deviceId)).toEqual(['a', 'b']);
+    expect(registry.list('t2').items.map((i) => i.deviceId)).toEqual(['c']);
   });
 
-  it('stays at its bound under a flood of new device ids, keeping pages ordered', () => {
-    const registry = new DeviceRegistry({ maxDevices: 1000 });
+  it("stays at a tenant's quota under a flood of new device ids, leaving other tenants untouched", () => {
+    const registry = new DeviceRegistry({ maxDevices: 100_000, maxDevicesPerTenant: 1000 });
+    registry.record(at('quiet', 'q-1', 0));
     for (let i = 0; i < 20_000; i++) registry.record(at('flood', `dev-${i}`, i));
-    expect(registry.size).toBe(1000);
     expect(registry.count('flood')).toBe(1000);
+    expect(registry.size).toBe(1001);
     const ids = registry.list('flood', { limit: 1000 }).items.map((i) => i.deviceId);
     expect(ids).toEqual([...ids].sort());
-    expect(registry.last('flood', 'dev-19999')).toBeDefined();
-    expect(registry.last('flood', 'dev-18999')).toBeUndefined();
+    expect(registry.last('flood', 'dev-999')).toBeDefined();
+    expect(registry.last('flood', 'dev-1000')).toBeUndefined();
+    expect(registry.record(at('quiet', 'q-2', 1))).toBe(true);
+    expect(registry.last('quiet', 'q-1')).toBeDefined();
   });
 });

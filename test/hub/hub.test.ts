@@ -265,3 +265,34 @@ describe('Hub', () => {
     expect(conn.received).toHaveLength(1);
   });
 });
+
+describe('Hub limits', () => {
+  it('refuses a join past maxGroupsPerConnection; a group already joined stays joinable', () => {
+    const hub = new Hub({ maxGroupsPerConnection: 2 });
+    hub.addConnection(new FakeConnection('c1'));
+    expect(hub.tryJoin('c1', 'a')).toBe('joined');
+    expect(hub.tryJoin('c1', 'b')).toBe('joined');
+    expect(hub.tryJoin('c1', 'c')).toBe('group-limit');
+    expect(hub.join('c1', 'c')).toBe(false);
+    expect(hub.tryJoin('c1', 'a')).toBe('joined');
+    expect(hub.tryJoin('nobody', 'a')).toBe('unknown-connection');
+    hub.leave('c1', 'a');
+    expect(hub.tryJoin('c1', 'c')).toBe('joined');
+    expect(hub.groupsOf('c1').sort()).toEqual(['b', 'c']);
+  });
+
+  it('counts connections per user (within a tenant) and per tenant, and frees them on removal', () => {
+    const hub = new Hub({ maxConnectionsPerUser: 1, maxConnectionsPerTenant: 2 });
+    expect(hub.tryAddConnection(new FakeConnection('c1', 't1', 'u1'))).toBeUndefined();
+    expect(hub.tryAddConnection(new FakeConnection('c2', 't1', 'u1'))).toBe('user');
+    expect(hub.tryAddConnection(new FakeConnection('c3', 't2', 'u1'))).toBeUndefined();
+    expect(hub.tryAddConnection(new FakeConnection('c4', 't1', 'u2'))).toBeUndefined();
+    expect(hub.tryAddConnection(new FakeConnection('c5', 't1', 'u3'))).toBe('tenant');
+    expect(hub.hasConnection('c2')).toBe(false);
+    hub.removeConnection('c1');
+    expect(hub.connectionLimit('u1', 't1')).toBeUndefined();
+    expect(hub.connectionLimit('u3', 't1')).toBeUndefined();
+    // Connections without a user or tenant (anonymous Web PubSub tokens) count against nothing.
+    expect(hub.tryAddConnection(new FakeConnection('c6', undefined, undefined))).toBeUndefined();
+  });
+});

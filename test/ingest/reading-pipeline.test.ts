@@ -185,3 +185,27 @@ describe('ReadingPipeline with transport-numbered readings (Event Hubs)', () => 
     expect(pipeline.stats().dropped.duplicate).toBe(2);
   });
 });
+
+describe('ReadingPipeline device quota', () => {
+  it('drops the readings of a device the registry has no room for, counted as device_limit', () => {
+    const published: Reading[] = [];
+    const clock = new FakeScheduler();
+    const pipeline = new ReadingPipeline({
+      registry: new DeviceRegistry({ maxDevicesPerTenant: 1 }),
+      publish: (r) => published.push(r),
+      logger: { warn: () => undefined },
+      now: () => WALL + clock.time,
+      monotonicNow: clock.now,
+      scheduler: clock,
+      maxPerSecond: Infinity,
+    });
+    expect(pipeline.offer(raw('dev-001', { n: 1 }))).toEqual({ accepted: true });
+    expect(pipeline.offer(raw('dev-002', { n: 1 }))).toEqual({ accepted: false, reason: 'device_limit' });
+    expect(pipeline.offer(raw('dev-001', { n: 2 }))).toEqual({ accepted: true });
+    expect(pipeline.stats().dropped.device_limit).toBe(1);
+    expect(published.map((r) => [r.deviceId, r.seq])).toEqual([
+      ['dev-001', 1],
+      ['dev-001', 2],
+    ]);
+  });
+});

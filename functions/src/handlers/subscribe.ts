@@ -19,7 +19,8 @@ export interface SubscribeDeps {
  * `POST /api/subscribe` `{ connectionId, deviceId, tenantId? }` (contract "Serverless functions"):
  * adds the connection to `device:{tenant}:{device}` through the management API → 204.
  * 401 no/invalid token, 400 bad body, 403 another tenant's device, 404 unknown connection,
- * 502 when the management API fails (details logged, never returned).
+ * 429 when the connection is in as many groups as the hub allows (HUB_ERR_HUB_LIMIT),
+ * 502 when the management API fails otherwise (details logged, never returned).
  */
 export async function handleSubscribe(req: FunctionRequest, deps: SubscribeDeps): Promise<FunctionResponse> {
   const auth = await authenticateUser(req, deps.users);
@@ -45,6 +46,9 @@ export async function handleSubscribe(req: FunctionRequest, deps: SubscribeDeps)
     const failure = describeUpstreamFailure(err);
     // The connection closed between the two calls.
     if (failure.statusCode === 404) return unknown();
+    if (failure.code === 'HUB_ERR_HUB_LIMIT') {
+      return problemResponse(req, 'HUB_LIMIT', 'The connection follows as many devices as it may; unsubscribe from one first.');
+    }
     deps.log.warn({ upstream: failure, connectionId, deviceId }, 'subscribe: management api failed');
     return problemResponse(req, 'FUNC_UPSTREAM', 'The real-time service did not accept the request; try again later.');
   }

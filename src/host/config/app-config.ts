@@ -6,7 +6,14 @@ import type { LogLevel } from './parsers.js';
 export interface AppConfig {
   readonly environment: EnvironmentName;
   readonly isDevelopment: boolean;
-  readonly http: { readonly port: number; readonly host: string; readonly bodyLimitBytes: number };
+  readonly http: {
+    readonly port: number;
+    readonly host: string;
+    readonly bodyLimitBytes: number;
+    readonly webSocketUpgradesPerIpPerSecond: number;
+    readonly webSocketUpgradeBurstPerIp: number;
+    readonly maxPendingUpgrades: number;
+  };
   readonly mqtt: {
     /** Unset → the embedded broker on embeddedPort. */
     readonly url: string | undefined;
@@ -23,7 +30,16 @@ export interface AppConfig {
     readonly ownershipExpirationMs: number;
   };
   readonly redisUrl: string | undefined;
-  readonly hub: { readonly name: string; readonly accessKey: string; readonly maxDevices: number };
+  readonly hub: {
+    readonly name: string;
+    readonly accessKey: string;
+    readonly maxDevices: number;
+    readonly maxDevicesPerTenant: number;
+    readonly maxGroupsPerConnection: number;
+    readonly maxConnectionsPerUser: number;
+    readonly maxConnectionsPerTenant: number;
+    readonly maxMessageBytes: number;
+  };
   readonly jwt: {
     readonly secret: string | undefined;
     readonly issuer: string;
@@ -61,7 +77,14 @@ export function toAppConfig(
   const config: AppConfig = {
     environment,
     isDevelopment: environment === 'Development',
-    http: { port: v('Http:Port'), host: v('Http:Host'), bodyLimitBytes: v('Http:BodyLimitBytes') },
+    http: {
+      port: v('Http:Port'),
+      host: v('Http:Host'),
+      bodyLimitBytes: v('Http:BodyLimitBytes'),
+      webSocketUpgradesPerIpPerSecond: v('Http:WebSocketUpgradesPerIpPerSecond'),
+      webSocketUpgradeBurstPerIp: v('Http:WebSocketUpgradeBurstPerIp'),
+      maxPendingUpgrades: v('Http:MaxPendingUpgrades'),
+    },
     mqtt: {
       url: v('ConnectionStrings:mqtt'),
       embeddedPort: v('Ingestion:Mqtt:EmbeddedPort'),
@@ -77,7 +100,16 @@ export function toAppConfig(
       ownershipExpirationMs: v<number>('Ingestion:EventHubs:OwnershipExpirationSeconds') * 1000,
     },
     redisUrl: v('ConnectionStrings:redis'),
-    hub: { name: v('Hub:Name'), accessKey: v('Hub:AccessKey'), maxDevices: v('Hub:MaxDevices') },
+    hub: {
+      name: v('Hub:Name'),
+      accessKey: v('Hub:AccessKey'),
+      maxDevices: v('Hub:MaxDevices'),
+      maxDevicesPerTenant: v('Hub:MaxDevicesPerTenant'),
+      maxGroupsPerConnection: v('Hub:MaxGroupsPerConnection'),
+      maxConnectionsPerUser: v('Hub:MaxConnectionsPerUser'),
+      maxConnectionsPerTenant: v('Hub:MaxConnectionsPerTenant'),
+      maxMessageBytes: v('Hub:MaxMessageBytes'),
+    },
     jwt: {
       secret: v('Auth:Jwt:Secret'),
       issuer: v('Auth:Jwt:Issuer'),

@@ -35,6 +35,11 @@ export const SCHEMA: readonly KeyDefinition[] = [
   { key: 'Http:Host', parse: p.str(), default: () => '0.0.0.0' },
   // bytes; the largest request body any endpoint accepts (413 beyond it)
   { key: 'Http:BodyLimitBytes', parse: p.int(1024, 64 * 1024 * 1024), default: () => 1024 * 1024 },
+  // WebSocket handshakes (Web PubSub and socket.io) per client address: this many per second, bursts up to the burst
+  { key: 'Http:WebSocketUpgradesPerIpPerSecond', parse: p.int(1, 100_000), default: () => 20 },
+  { key: 'Http:WebSocketUpgradeBurstPerIp', parse: p.int(1, 100_000), default: () => 40 },
+  // WebSocket/socket.io handshakes begun but not yet authenticated, over all clients (503 beyond)
+  { key: 'Http:MaxPendingUpgrades', parse: p.int(1, 1_000_000), default: () => 1000 },
   { key: 'ConnectionStrings:mqtt', parse: p.url(['mqtt', 'mqtts', 'tcp', 'ssl', 'ws', 'wss']) },
   { key: 'Ingestion:Mqtt:EmbeddedPort', parse: p.port, default: () => 1884 },
   { key: 'Ingestion:Mqtt:Qos', parse: p.int(0, 1), default: () => 1 },
@@ -55,6 +60,15 @@ export const SCHEMA: readonly KeyDefinition[] = [
   { key: 'ConnectionStrings:redis', parse: p.url(['redis', 'rediss']), secret: true },
   // devices remembered over all tenants (last value, seq); past it the least recently seen is forgotten
   { key: 'Hub:MaxDevices', parse: p.int(1, 10_000_000), default: () => 100_000 },
+  // devices remembered per tenant; a tenant's new device beyond it is refused (known ones keep their seq)
+  { key: 'Hub:MaxDevicesPerTenant', parse: p.int(1, 10_000_000), default: () => 10_000 },
+  // groups one connection may be in; a join/subscribe beyond it is refused (HUB_ERR_HUB_LIMIT)
+  { key: 'Hub:MaxGroupsPerConnection', parse: p.int(1, 1_000_000), default: () => 1000 },
+  // live connections (socket.io and Web PubSub together) per user, and per tenant
+  { key: 'Hub:MaxConnectionsPerUser', parse: p.int(1, 1_000_000), default: () => 100 },
+  { key: 'Hub:MaxConnectionsPerTenant', parse: p.int(1, 10_000_000), default: () => 10_000 },
+  // bytes; the largest message data a management send or a client sendToGroup/event may carry
+  { key: 'Hub:MaxMessageBytes', parse: p.int(1024, 64 * 1024 * 1024), default: () => 1024 * 1024 },
   { key: 'Hub:Name', parse: p.str({ pattern: /^[A-Za-z][A-Za-z0-9_]{0,127}$/ }), default: () => 'telemetry' },
   {
     key: 'Hub:AccessKey',

@@ -1,4 +1,5 @@
 import type { DataType } from '../../hub/types.js';
+import { jsonTextTooDeep, MAX_JSON_DEPTH } from '../json-depth.js';
 import type { ClientFrame, FrameError, ParseResult } from './client-frame.js';
 
 /** The service's limit on group names (REST API: 1–1024 characters, not only whitespace). */
@@ -23,6 +24,11 @@ export function parseClientFrame(text: string): ParseResult {
   const type = raw['type'];
   if (typeof type !== 'string' || type === '') {
     return fail({ code: 'missing-type', message: 'The frame has no "type".' });
+  }
+  // The frame is one level around its data: data may nest MAX_JSON_DEPTH levels, like a reading.
+  if (jsonTextTooDeep(text, MAX_JSON_DEPTH + 1)) {
+    const ackId = raw['ackId'];
+    return invalid(type, isUint(ackId) ? ackId : undefined, 'data', `nested at most ${MAX_JSON_DEPTH} levels deep`);
   }
   switch (type) {
     case 'joinGroup':

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import type { HttpContext } from '../../host/pipeline/http-context.js';
 import { principalOf } from './security-metadata.js';
 
@@ -6,7 +7,12 @@ import { principalOf } from './security-metadata.js';
  * them and so pick a fresh partition per request. Behind a proxy, everything shares the proxy's address.
  */
 export function byClientIp(ctx: HttpContext): string {
-  return `ip:${ctx.raw.socket.remoteAddress ?? 'unknown'}`;
+  return clientIpKey(ctx.raw);
+}
+
+/** byClientIp for a raw request, for listeners outside the pipeline (socket.io's engine). */
+export function clientIpKey(req: IncomingMessage): string {
+  return `ip:${req.socket.remoteAddress ?? 'unknown'}`;
 }
 
 /** The signed-in user (sub within tenant: subs of two tenants may collide); anonymous callers by address. */

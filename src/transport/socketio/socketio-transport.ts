@@ -1,11 +1,14 @@
-import type { Server as HttpServer } from 'node:http';
+import type { IncomingMessage, Server as HttpServer } from 'node:http';
 import type { Logger } from 'pino';
 import { Server, type Socket } from 'socket.io';
 import type { DeviceRegistry } from '../../hub/device-registry.js';
 import type { Hub } from '../../hub/hub.js';
+import { jsonValueTooDeep, MAX_JSON_DEPTH } from '../../protocol/json-depth.js';
 import { deviceGroup, isValidId, toWireReading } from '../../protocol/reading.js';
 import type { Principal } from '../../security/principal.js';
 import { scheduleExpiry } from '../../security/schedule-expiry.js';
+import type { UpgradeGuard } from '../upgrade-guard.js';
+import { guardEngineHandshakes } from './guard-engine-handshakes.js';
 import { SocketIoConnection } from './socketio-connection.js';
 import { TELEMETRY_NAMESPACE } from './socketio-codec.js';
 
@@ -17,6 +20,11 @@ export interface SocketIoTransportOptions {
   log: Logger;
   /** Origins allowed for cross-origin polling; same-origin needs none. */
   allowedOrigins: readonly string[];
+  /**
+   * Admits each new session's handshake (per-address rate, pending cap); its slot is held until
+   * the session joins the telemetry namespace or closes. Default: none.
+   */
+  guard?: UpgradeGuard;
 }
 
 type Ack = (response: unknown) => void;
@@ -26,7 +34,16 @@ const HUB_ERR = {
   invalidToken: 'HUB_ERR_AUTH_INVALID_TOKEN',
   badMessage: 'HUB_ERR_HUB_BAD_MESSAGE',
   forbidden: 'HUB_ERR_HUB_GROUP_FORBIDDEN',
+  limit: 'HUB_ERR_HUB_LIMIT',
+  notAllowed: 'HUB_ERR_AUTH_FORBIDDEN',
 } as const;
+
+/**
+ * What a refused client reads in `connect_error`: one generic message, so a probe learns nothing
+ * about tokens or namespaces; `data.code` says what to do (sign in again, or stop). The detail
+ * goes to the server log only.
+ */
+const UNAUTHORIZED = 'unauthorized';
 
 /**
  * The socket.io hub endpoint (contract "Hub — socket.io"): path `/socket.io`, namespace
@@ -42,22 +59,73 @@ export class SocketIoTransport {
 
   attach(server: HttpServer): void {
     const { hub, log } = this.#options;
-    const io = new Server(server, {
-      path: '/socket.io',
-      serveClient: false,
-      // Other upgrade paths (the Web PubSub endpoint) belong to the host pipeline.
-      destroyUpgrade: false,
-      cors: this.#options.allowedOrigins.length ? { origin: [...this.#options.allowedOrigins], credentials: true } : undefined,
-      maxHttpBufferSize: 64 * 1024,
-    });
+    let io!: Server;
+    const attach = () => {
+      io = new Server(server, {
+        path: '/socket.io',
+        serveClient: false,
+        // Other upgrade paths (the Web PubSub endpoint) belong to the host pipeline.
+        destroyUpgrade: false,
+        cors: this.#options.allowedOrigins.length ? { origin: [...this.#options.allowedOrigins], credentials: true } : undefined,
+        maxHttpBufferSize: 64 * 1024,
+        // Namespaces created to refuse a client (see below) go again with their last socket.
+        cleanupEmptyChildNamespaces: true,
+      });
+    };
+    /** Pending slots of sessions not yet in the telemetry namespace: they hold memory unauthenticated. */
+    const pendingByRequest = new WeakMap<IncomingMessage, () => void>();
+    const pendingBySession = new WeakMap<object, () => void>();
+    const guard = this.#options.guard;
+    if (guard) {
+      guardEngineHandshakes(server, '/socket.io/', guard, attach, (req, release, exchange) => {
+        pendingByRequest.set(req, release);
+        // A handshake the engine refused never becomes a session: its slot ends with the exchange.
+        exchange.once('close', () => {
+          if (pendingByRequest.get(req) === release) {
+            pendingByRequest.delete(req);
+            release();
+          }
+        });
+      });
+      io.engine.on('connection', (session: { request: IncomingMessage; once(event: 'close', fn: () => void): void }) => {
+        const release = pendingByRequest.get(session.request);
+        if (release === undefined) return;
+        pendingByRequest.delete(session.request);
+        pendingBySession.set(session, release);
+        session.once('close', release);
+      });
+    } else {
+      attach();
+    }
     this.#io = io;
+
+    // Only the telemetry namespace is served: the default one, and any other a client names, is
+    // refused the same way whatever the credentials.
+    const refuseNamespace = (socket: Socket, next: (err?: Error) => void) => {
+      log.info({ code: HUB_ERR.notAllowed, reason: 'namespace not served', namespace: socket.nsp.name.slice(0, 64) }, 'socket.io connection refused');
+      next(refusal(HUB_ERR.notAllowed, UNAUTHORIZED));
+    };
+    io.of('/').use(refuseNamespace);
+    io.of((_name, _auth, next) => next(null, true)).use(refuseNamespace);
+
     const nsp = io.of(TELEMETRY_NAMESPACE);
     nsp.use((socket, next) => {
       const token = tokenOf(socket);
-      if (!token) return next(refusal(HUB_ERR.unauthenticated, 'a user token is required (auth.token)'));
+      if (!token) {
+        log.info({ code: HUB_ERR.unauthenticated, reason: 'no token' }, 'socket.io connection refused');
+        return next(refusal(HUB_ERR.unauthenticated, UNAUTHORIZED));
+      }
       this.#options.authenticate(token).then(
         (result) => {
-          if (!result.ok) return next(refusal(HUB_ERR.invalidToken, `token rejected: ${result.reason}`));
+          if (!result.ok) {
+            log.info({ code: HUB_ERR.invalidToken, reason: result.reason }, 'socket.io connection refused');
+            return next(refusal(HUB_ERR.invalidToken, UNAUTHORIZED));
+          }
+          const limit = hub.connectionLimit(result.principal.sub, result.principal.tenantId);
+          if (limit !== undefined) {
+            log.info({ code: HUB_ERR.limit, reason: `${limit} connection limit`, tenantId: result.principal.tenantId }, 'socket.io connection refused');
+            return next(refusal(HUB_ERR.limit, `too many connections for this ${limit}`));
+          }
           socket.data.principal = result.principal;
           next();
         },
@@ -65,13 +133,29 @@ export class SocketIoTransport {
       );
     });
     nsp.on('connection', (socket) => {
+      pendingBySession.get(socket.conn)?.();
       const principal = socket.data.principal as Principal;
       const connection = new SocketIoConnection(socket, principal.sub, principal.tenantId, (slow) => {
         log.warn({ connectionId: slow.id }, 'socket.io client too slow; disconnecting');
         slow.close('policy');
       });
-      hub.addConnection(connection);
+      // Checked in the middleware already; another connection of the user may have won the race since.
+      if (hub.tryAddConnection(connection) !== undefined) {
+        socket.emit('hub_closed', { reason: 'policy', code: HUB_ERR.limit });
+        socket.disconnect(true);
+        return;
+      }
       socket.on('disconnect', () => hub.removeConnection(connection.id));
+      // Every event's arguments, before any handler: nothing a client nests reaches an encoder.
+      socket.use((packet, next) => {
+        const args = packet.slice(1);
+        const ack = args[args.length - 1];
+        if (!jsonValueTooDeep(typeof ack === 'function' ? args.slice(0, -1) : args, MAX_JSON_DEPTH + 1)) return next();
+        log.debug({ connectionId: connection.id, event: String(packet[0]).slice(0, 64) }, 'socket.io event too deep; refused');
+        if (typeof ack === 'function') {
+          (ack as Ack)({ ok: false, error: { code: HUB_ERR.badMessage, message: `event data must be nested at most ${MAX_JSON_DEPTH} levels` } });
+        }
+      });
       socket.on('subscribe', (payload: unknown, ack: unknown) => this.#subscribe(connection, principal, payload, ack));
       socket.on('unsubscribe', (payload: unknown, ack: unknown) => this.#unsubscribe(connection, principal, payload, ack));
       // Never left silently authorised: an expired token ends the session; the client reconnects with a new one.
@@ -96,7 +180,11 @@ export class SocketIoTransport {
     const target = this.#target(principal, payload, ack as Ack);
     if (!target) return;
     // join, read the last value and ack in one synchronous step: no reading can fall between them.
-    this.#options.hub.join(connection.id, target.group);
+    if (this.#options.hub.tryJoin(connection.id, target.group) === 'group-limit') {
+      const max = this.#options.hub.maxGroupsPerConnection;
+      (ack as Ack)({ ok: false, error: { code: HUB_ERR.limit, message: `a connection may follow at most ${max} devices; unsubscribe from one first` } });
+      return;
+    }
     const last = this.#options.registry.last(target.tenantId, target.deviceId);
     (ack as Ack)({ ok: true, last: last ? toWireReading(last) : null });
   }

@@ -67,9 +67,14 @@ function joinOrLeave(connection: WebPubSubConnection, group: string, hub: Hub, o
   if (!canJoinLeaveGroup(connection.claims, group)) {
     return { name: 'Forbidden', message: `The connection has no permission to join or leave group '${group}'.` };
   }
-  if (op === 'join') hub.join(connection.id, group);
-  else hub.leave(connection.id, group);
+  if (op === 'leave') hub.leave(connection.id, group);
+  else if (hub.tryJoin(connection.id, group) === 'group-limit') return groupLimit(hub);
   return undefined;
+}
+
+/** The group limit as an ack error; the code in the message is the one socket.io clients get. */
+function groupLimit(hub: Hub): AckError {
+  return { name: 'Forbidden', message: `The connection is in ${hub.maxGroupsPerConnection} groups already (HUB_ERR_HUB_LIMIT); leave one first.` };
 }
 
 function sendToGroup(connection: WebPubSubConnection, frame: Extract<ClientFrame, { type: 'sendToGroup' }>, hub: Hub): Outcome {
@@ -105,7 +110,7 @@ function event(
     return [undefined, undefined];
   }
   // Joined before the ack: every reading accepted after the ack reaches this connection.
-  deps.hub.join(connection.id, group);
+  if (deps.hub.tryJoin(connection.id, group) === 'group-limit') return [groupLimit(deps.hub), undefined];
   const last = deps.lastReading?.(tenantId, deviceId);
   if (last === undefined) return [undefined, undefined];
   // A server message (not a group one): the snapshot is this connection's alone. Keyed by the

@@ -9,6 +9,7 @@ export function rejectUpgrade(
   key: ErrorKey,
   detail: string,
   where: { instance: string; traceId?: string | undefined },
+  extra: { extensions?: Record<string, unknown>; headers?: Record<string, string> } = {},
 ): void {
   if (!socket.writable) {
     socket.destroy();
@@ -16,11 +17,12 @@ export function rejectUpgrade(
   }
   const definition = Errors[key];
   const body = Buffer.from(
-    JSON.stringify(problem(definition, detail, { instance: where.instance, traceId: where.traceId ?? '' })),
+    JSON.stringify(problem(definition, detail, { instance: where.instance, traceId: where.traceId ?? '' }, extra.extensions)),
   );
   const head = [
     `HTTP/1.1 ${definition.status} ${STATUS_CODES[definition.status] ?? ''}`,
     `content-type: ${PROBLEM_CONTENT_TYPE}`,
+    ...Object.entries(extra.headers ?? {}).map(([name, value]) => `${name}: ${value}`),
     `content-length: ${body.length}`,
     'connection: close',
     '',

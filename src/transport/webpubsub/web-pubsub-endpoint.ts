@@ -117,6 +117,13 @@ export class WebPubSubEndpoint {
       rejectUpgrade(socket, 'HTTP_BAD_REQUEST', `Unsupported subprotocols: ${choice.offered.join(', ')}.`, { instance });
       return;
     }
+    // A recovering session is counted already; a new connection must fit its user's and tenant's limits.
+    const limit = ctx.kind === 'connect' ? this.#hub.connectionLimit(ctx.claims.userId, ctx.claims.tenantId) : undefined;
+    if (limit !== undefined) {
+      this.#log.info({ code: 'HUB_ERR_HUB_LIMIT', reason: `${limit} connection limit` }, 'webpubsub connection refused');
+      rejectUpgrade(socket, 'HUB_LIMIT', `Too many connections for this ${limit}; close one first.`, { instance });
+      return;
+    }
     try {
       this.#wss.handleUpgrade(req, socket, head, (ws) => {
         ws.on('error', (err) => this.#log.debug({ err }, 'webpubsub websocket error'));
@@ -160,10 +167,16 @@ export class WebPubSubEndpoint {
       onEnd: (c) => this.#ended(c),
       onWriteError: (c, err) => this.#log.warn({ err, connectionId: c.id }, 'webpubsub message dropped'),
     });
+    // Checked before the handshake already; another connection of the user may have won the race since.
+    if (this.#hub.connectionLimit(connection.userId, connection.tenantId) !== undefined) {
+      ws.close(CloseCode.POLICY, 'Too many connections.');
+      return;
+    }
     this.#connections.set(connection.id, connection);
     this.#listen(connection, ws);
     connection.open(ws, raw);
     this.#hub.addConnection(connection);
+    // Groups the token names count against the group limit like any join; past it they are skipped.
     for (const group of claims.groups) this.#hub.join(connection.id, group);
     // Never left silently authorised: at the token's expiry the connection is closed with 1008,
     // on which the official client negotiates a new URL (and token) and connects again.
