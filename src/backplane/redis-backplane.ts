@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { LogThrottle } from '../host/log-throttle.js';
 import type { HostedService } from '../host/lifecycle/hosted-service.js';
 import type { Backplane, BackplaneEnvelope } from '../hub/backplane.js';
+import { boundedRedisOptions } from './bounded-redis-options.js';
 
 interface Wire {
   /** The sending node: a node ignores its own envelopes (socket.io's cluster adapter does the same). */
@@ -22,16 +24,18 @@ export class RedisBackplane implements Backplane, HostedService {
   readonly #channel: string;
   readonly #node = randomUUID();
   readonly #log: Logger;
+  /** Failures repeat per publish and per reconnect while Redis is away: a few lines, not one each. */
+  readonly #faults: LogThrottle;
   readonly #handlers: ((envelope: BackplaneEnvelope) => void)[] = [];
 
   constructor(options: { url: string; hubName: string; log: Logger }) {
-    const redisOptions = { lazyConnect: true, maxRetriesPerRequest: 2, enableOfflineQueue: true };
-    this.#pub = new Redis(options.url, redisOptions);
-    this.#sub = new Redis(options.url, redisOptions);
+    this.#pub = new Redis(options.url, boundedRedisOptions());
+    this.#sub = new Redis(options.url, boundedRedisOptions());
     this.#channel = `telemetry-hub:${options.hubName}:backplane`;
     this.#log = options.log;
+    this.#faults = new LogThrottle(options.log);
     for (const client of [this.#pub, this.#sub]) {
-      client.on('error', (err: Error) => this.#log.warn({ err: { message: err.message } }, 'redis error'));
+      client.on('error', (err: Error) => this.#faults.warn({ err: { message: err.message } }, 'redis error'));
     }
     this.#sub.on('message', (_channel: string, text: string) => this.#receive(text));
   }
@@ -54,9 +58,15 @@ export class RedisBackplane implements Backplane, HostedService {
   }
 
   publish(envelope: BackplaneEnvelope): void {
+    // Not connected: the message is lost for other instances (as on a broken connection) and
+    // costs neither memory nor an encoding.
+    if (this.#pub.status !== 'ready') {
+      this.#faults.warn({ status: this.#pub.status }, 'backplane publish dropped: redis not connected');
+      return;
+    }
     const wire: Wire = { node: this.#node, envelope };
     this.#pub.publish(this.#channel, JSON.stringify(wire, binaryReplacer)).catch((err: Error) => {
-      this.#log.warn({ err: { message: err.message } }, 'backplane publish failed');
+      this.#faults.warn({ err: { message: err.message } }, 'backplane publish failed');
     });
   }
 
@@ -70,7 +80,7 @@ export class RedisBackplane implements Backplane, HostedService {
   }
 
   async close(): Promise<void> {
-    await Promise.allSettled([this.#sub.quit(), this.#pub.quit()]);
+    await Promise.allSettled([closeClient(this.#sub), closeClient(this.#pub)]);
   }
 
   #receive(text: string): void {
@@ -84,6 +94,19 @@ export class RedisBackplane implements Backplane, HostedService {
     if (wire.node === this.#node) return;
     for (const handler of this.#handlers) handler(wire.envelope);
   }
+}
+
+/** QUIT when connected (bounded by the command timeout), else just drop the connection and its reconnects. */
+async function closeClient(client: Redis): Promise<void> {
+  if (client.status === 'ready') {
+    try {
+      await client.quit();
+      return;
+    } catch {
+      // fall through: a silent Redis never answers QUIT either
+    }
+  }
+  client.disconnect();
 }
 
 /** Binary message data survives JSON as `{ $b64 }`. */
