@@ -6,6 +6,7 @@ import type { EndpointGroup } from '../host/pipeline/endpoint-builder.js';
 import type { InvocationContext } from '../host/pipeline/endpoint.js';
 import { Results } from '../host/pipeline/results.js';
 import { createManagementHandler, type ManagementHandler } from '../management/management-handler.js';
+import { RelayedReadingGate } from '../management/relayed-reading-gate.js';
 import { authenticateClientUpgrade, type UpgradeAuthOptions } from '../transport/webpubsub/upgrade-context.js';
 import { WebPubSubEndpoint } from '../transport/webpubsub/web-pubsub-endpoint.js';
 import type { Application } from './compose-application.js';
@@ -28,7 +29,8 @@ export function wireServerless(app: Application, log: Logger): void {
   app.server.onClosing(() => endpoint.closeAll());
 
   mapClientHub(web.routes, endpoint, auth);
-  mapManagementApi(web.routes, createManagementHandler({ hub: telemetry.hub, hubName: auth.hubName, accessKey: auth.accessKey }));
+  const relayedReadings = new RelayedReadingGate(config.hub.maxDevices);
+  mapManagementApi(web.routes, createManagementHandler({ hub: telemetry.hub, hubName: auth.hubName, accessKey: auth.accessKey, relayedReadings }));
   mapFunctionEndpoints(web.routes.group('/api'), {
     hubName: auth.hubName,
     accessKey: auth.accessKey,

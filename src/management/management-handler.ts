@@ -9,6 +9,7 @@ import { isSupportedApiVersion, MIN_API_VERSION } from './api-version.js';
 import type { ManagementRequest, ManagementResponse } from './management-request.js';
 import { matchManagementRoute, ROUTE_METHODS, type ManagementRoute } from './management-route.js';
 import { messageFromBody } from './message-body.js';
+import type { RelayedReadingGate } from './relayed-reading-gate.js';
 
 export interface ManagementHandlerOptions {
   readonly hub: Hub;
@@ -18,6 +19,8 @@ export interface ManagementHandlerOptions {
   readonly accessKey: string;
   /** Public base URLs a token's audience may name besides http(s)://{Host}. */
   readonly publicBaseUrls?: readonly string[];
+  /** Drops readings relayed again with a `seq` already relayed to their device group (a retried function batch). */
+  readonly relayedReadings?: RelayedReadingGate;
 }
 
 export type ManagementHandler = (req: ManagementRequest) => Promise<ManagementResponse>;
@@ -98,6 +101,8 @@ export function createManagementHandler(options: ManagementHandlerOptions): Mana
         if (!body.ok) return fail(body.unsupportedType ? 'HTTP_UNSUPPORTED_MEDIA_TYPE' : 'MGMT_BAD_REQUEST', body.detail);
         if (!ours) return route.op === 'sendToConnection' ? fail('MGMT_UNKNOWN_CONNECTION', `Connection '${route.connectionId}' does not exist.`) : { status: 202 };
         if (route.op === 'sendToGroup') {
+          // Accepted like any send, so the sender does not retry a repeat it cannot tell apart.
+          if (body.dataType === 'json' && options.relayedReadings?.admit(route.group, body.data) === false) return { status: 202 };
           hub.sendToGroup(route.group, new HubOutboundMessage({ kind: 'group', group: route.group }, body.dataType, body.data));
         } else if (route.op === 'sendToAll') {
           hub.sendToAll(new HubOutboundMessage({ kind: 'server' }, body.dataType, body.data));
