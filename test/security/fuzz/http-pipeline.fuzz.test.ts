@@ -5,7 +5,10 @@ import { InvalidCursorError } from '../../../src/hub/invalid-cursor-error.js';
 import { DeviceRegistry } from '../../../src/hub/device-registry.js';
 import { parseTemplate } from '../../../src/host/pipeline/route-template.js';
 import { startApp, userToken, type RunningApp } from '../../support/app-harness.js';
-import { CATALOGUED_CODES, hostileText, RUNS, withinBudget } from './fuzz-support.js';
+import { CATALOGUED_CODES, hostileText, RUNS, withinBudget, withinBudgetAsync } from './fuzz-support.js';
+
+/** CPU ms one whole request may take through the pipeline (routing, binding, auth, problem body). */
+const HTTP_BUDGET_MS = 100;
 
 let hub: RunningApp;
 let token: string;
@@ -73,7 +76,10 @@ describe('fuzz: HTTP pipeline (router, route values, query binding, cookies, tok
         async (method, p, q, headers, body) => {
           const sent = { ...headers };
           if (sent.authorization === 'Bearer TOKEN') sent.authorization = `Bearer ${token}`;
-          const res = await hub.app.server.inject({ method: method as 'GET', url: `${p}${q}`, headers: sent, ...(body !== undefined && method !== 'GET' && method !== 'HEAD' && { payload: body }) });
+          const res = await withinBudgetAsync(
+            () => hub.app.server.inject({ method: method as 'GET', url: `${p}${q}`, headers: sent, ...(body !== undefined && method !== 'GET' && method !== 'HEAD' && { payload: body }) }),
+            HTTP_BUDGET_MS,
+          );
           expect(res.statusCode, `${method} ${p}${q} → ${res.body.slice(0, 300)}`).toBeLessThan(500);
           if (res.statusCode >= 400 && method !== 'HEAD' && res.headers['content-type']?.toString().startsWith('application/problem+json')) {
             expect(CATALOGUED_CODES).toContain((JSON.parse(res.body) as { code: string }).code);
