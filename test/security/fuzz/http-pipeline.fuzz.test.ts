@@ -96,7 +96,7 @@ describe('fuzz: HTTP pipeline (router, route values, query binding, cookies, tok
       const status = await rawStatus(Number(port), `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`);
       expect(status, target).toBeLessThan(500);
     }
-  });
+  }, 60_000);
 
   it('GET /v1/devices: any limit and cursor give a page or a 400 problem naming the parameter', async () => {
     await fc.assert(
@@ -125,7 +125,7 @@ describe('fuzz: HTTP pipeline (router, route values, query binding, cookies, tok
       }),
       { numRuns: RUNS },
     );
-  });
+  }, 60_000);
 
   it('route templates: parseTemplate gives a template or an error naming the template, for any text', () => {
     const templateish = fc
@@ -144,5 +144,5 @@ describe('fuzz: HTTP pipeline (router, route values, query binding, cookies, tok
       // Found by this property: a regex constraint that does not compile escaped as a bare SyntaxError.
       { numRuns: RUNS, examples: [['/{x:regex(()}'], ['/a/{id:regex([)}']] },
     );
-  });
+  }, 60_000);
 });

@@ -29,7 +29,7 @@ describe('fuzz: MQTT reading payloads', () => {
       }),
       { numRuns: RUNS },
     );
-  });
+  }, 60_000);
 
   it('parseTimestamp gives epoch ms or undefined for any value', () => {
     const isoish = fc
@@ -42,7 +42,7 @@ describe('fuzz: MQTT reading payloads', () => {
       }),
       { numRuns: RUNS },
     );
-  });
+  }, 60_000);
 
   it('parseTelemetryTopic gives ids (possibly undefined) for any topic', () => {
     const topicish = fc
@@ -55,5 +55,5 @@ describe('fuzz: MQTT reading payloads', () => {
       }),
       { numRuns: RUNS },
     );
-  });
+  }, 60_000);
 });

@@ -54,7 +54,7 @@ describe('fuzz: tokens and cookies', () => {
       }),
       { numRuns: RUNS },
     );
-  });
+  }, 60_000);
 
   it('Authorization headers: bearerToken gives a token or null', () => {
     fc.assert(
@@ -66,7 +66,7 @@ describe('fuzz: tokens and cookies', () => {
       }),
       { numRuns: RUNS },
     );
-  });
+  }, 60_000);
 
   it('Web PubSub client and management tokens: verified or refused with missing / invalid / expired / audience', async () => {
     const options = { accessKey: SECRET, audiences: ['http://hub/client/hubs/telemetry'] };
@@ -81,7 +81,7 @@ describe('fuzz: tokens and cookies', () => {
       }),
       { numRuns: RUNS },
     );
-  });
+  }, 60_000);
 
   it('Cookie headers: readSessionCookie gives a principal or null, for any header and any correctly signed body', () => {
     // The MAC as the hub computes it, so bodies of any shape get past the signature check.
@@ -102,5 +102,5 @@ describe('fuzz: tokens and cookies', () => {
       }),
       { numRuns: RUNS },
     );
-  });
+  }, 60_000);
 });

@@ -42,5 +42,5 @@ describe('fuzz: Web PubSub JSON client frames', () => {
       }),
       { numRuns: RUNS },
     );
-  });
+  }, 60_000);
 });
