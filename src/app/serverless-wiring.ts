@@ -6,6 +6,7 @@ import type { EndpointGroup } from '../host/pipeline/endpoint-builder.js';
 import type { InvocationContext } from '../host/pipeline/endpoint.js';
 import { Results } from '../host/pipeline/results.js';
 import { createManagementHandler, type ManagementHandler } from '../management/management-handler.js';
+import { RelayedReadingGate } from '../management/relayed-reading-gate.js';
 import { authenticateClientUpgrade, type UpgradeAuthOptions } from '../transport/webpubsub/upgrade-context.js';
 import { refusalDetails, type UpgradeGuard } from '../transport/upgrade-guard.js';
 import { WebPubSubEndpoint } from '../transport/webpubsub/web-pubsub-endpoint.js';
@@ -30,9 +31,10 @@ export function wireServerless(app: Application, log: Logger): void {
   app.server.onClosing(() => endpoint.closeAll());
 
   mapClientHub(web.routes, endpoint, auth, app.upgrades);
+  const relayedReadings = new RelayedReadingGate(config.hub.maxDevices);
   mapManagementApi(
     web.routes,
-    createManagementHandler({ hub: telemetry.hub, hubName: auth.hubName, accessKey: auth.accessKey, maxMessageBytes: config.hub.maxMessageBytes }),
+    createManagementHandler({ hub: telemetry.hub, hubName: auth.hubName, accessKey: auth.accessKey, maxMessageBytes: config.hub.maxMessageBytes, relayedReadings }),
   );
   mapFunctionEndpoints(web.routes.group('/api'), {
     hubName: auth.hubName,

@@ -90,6 +90,7 @@ export function createTelemetryServices(config: AppConfig, log: Logger, lifetime
         ...(config.eventHubs.name ? { eventHubName: config.eventHubs.name } : {}),
         consumerGroup: config.eventHubs.consumerGroup,
         checkpointStore: checkpoints.store,
+        tenancy: config.eventHubs.tenancy,
         loadBalancingOptions: {
           updateIntervalInMs: config.eventHubs.loadBalancingIntervalMs,
           partitionOwnershipExpirationIntervalInMs: config.eventHubs.ownershipExpirationMs,

@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { LogThrottle } from '../host/log-throttle.js';
 import type { HostedService } from '../host/lifecycle/hosted-service.js';
 import type { Backplane, BackplaneEnvelope } from '../hub/backplane.js';
 import { decodeBackplaneWire, encodeBackplaneWire, type BackplaneWire } from './backplane-codec.js';
+import { boundedRedisOptions } from './bounded-redis-options.js';
 
 /**
  * Scale-out over Redis pub/sub: each node publishes what its hub sends to a channel per hub name
@@ -17,16 +19,18 @@ export class RedisBackplane implements Backplane, HostedService {
   readonly #channel: string;
   readonly #node = randomUUID();
   readonly #log: Logger;
+  /** Failures repeat per publish and per reconnect while Redis is away: a few lines, not one each. */
+  readonly #faults: LogThrottle;
   readonly #handlers: ((envelope: BackplaneEnvelope) => void)[] = [];
 
   constructor(options: { url: string; hubName: string; log: Logger }) {
-    const redisOptions = { lazyConnect: true, maxRetriesPerRequest: 2, enableOfflineQueue: true };
-    this.#pub = new Redis(options.url, redisOptions);
-    this.#sub = new Redis(options.url, redisOptions);
+    this.#pub = new Redis(options.url, boundedRedisOptions());
+    this.#sub = new Redis(options.url, boundedRedisOptions());
     this.#channel = `telemetry-hub:${options.hubName}:backplane`;
     this.#log = options.log;
+    this.#faults = new LogThrottle(options.log);
     for (const client of [this.#pub, this.#sub]) {
-      client.on('error', (err: Error) => this.#log.warn({ err: { message: err.message } }, 'redis error'));
+      client.on('error', (err: Error) => this.#faults.warn({ err: { message: err.message } }, 'redis error'));
     }
     this.#sub.on('message', (_channel: string, text: string) => this.#receive(text));
   }
@@ -49,8 +53,14 @@ export class RedisBackplane implements Backplane, HostedService {
   }
 
   publish(envelope: BackplaneEnvelope): void {
+    // Not connected: the message is lost for other instances (as on a broken connection) and
+    // costs neither memory nor an encoding.
+    if (this.#pub.status !== 'ready') {
+      this.#faults.warn({ status: this.#pub.status }, 'backplane publish dropped: redis not connected');
+      return;
+    }
     this.#pub.publish(this.#channel, encodeBackplaneWire({ node: this.#node, envelope })).catch((err: Error) => {
-      this.#log.warn({ err: { message: err.message } }, 'backplane publish failed');
+      this.#faults.warn({ err: { message: err.message } }, 'backplane publish failed');
     });
   }
 
@@ -64,7 +74,7 @@ export class RedisBackplane implements Backplane, HostedService {
   }
 
   async close(): Promise<void> {
-    await Promise.allSettled([this.#sub.quit(), this.#pub.quit()]);
+    await Promise.allSettled([closeClient(this.#sub), closeClient(this.#pub)]);
   }
 
   #receive(text: string): void {
@@ -78,4 +88,17 @@ export class RedisBackplane implements Backplane, HostedService {
     if (wire.node === this.#node) return;
     for (const handler of this.#handlers) handler(wire.envelope);
   }
+}
+
+/** QUIT when connected (bounded by the command timeout), else just drop the connection and its reconnects. */
+async function closeClient(client: Redis): Promise<void> {
+  if (client.status === 'ready') {
+    try {
+      await client.quit();
+      return;
+    } catch {
+      // fall through: a silent Redis never answers QUIT either
+    }
+  }
+  client.disconnect();
 }

@@ -10,6 +10,7 @@ import { groupSendKind } from './group-send-kind.js';
 import type { ManagementRequest, ManagementResponse } from './management-request.js';
 import { matchManagementRoute, ROUTE_METHODS, type ManagementRoute } from './management-route.js';
 import { messageFromBody } from './message-body.js';
+import type { RelayedReadingGate } from './relayed-reading-gate.js';
 
 export interface ManagementHandlerOptions {
   readonly hub: Hub;
@@ -21,6 +22,8 @@ export interface ManagementHandlerOptions {
   readonly publicBaseUrls?: readonly string[];
   /** `Hub:MaxMessageBytes`: the largest send body (413 beyond). Default 1 MiB. */
   readonly maxMessageBytes?: number;
+  /** Drops readings relayed again with a `seq` already relayed to their device group (a retried function batch). */
+  readonly relayedReadings?: RelayedReadingGate;
 }
 
 export type ManagementHandler = (req: ManagementRequest) => Promise<ManagementResponse>;
@@ -116,6 +119,8 @@ export function createManagementHandler(options: ManagementHandlerOptions): Mana
         if (!ours) return route.op === 'sendToConnection' ? fail('MGMT_UNKNOWN_CONNECTION', `Connection '${route.connectionId}' does not exist.`) : { status: 202 };
         if (route.op === 'sendToGroup') {
           const kind = groupSendKind(route.group, body.dataType, body.data);
+          // A repeat is accepted like any send, so the sender does not retry what it cannot tell apart.
+          if (kind === 'reading' && options.relayedReadings?.admit(route.group, (body.data as { seq: number }).seq) === false) return { status: 202 };
           hub.sendToGroup(route.group, new HubOutboundMessage({ kind: 'group', group: route.group }, body.dataType, body.data, undefined, kind));
         } else if (route.op === 'sendToAll') {
           hub.sendToAll(new HubOutboundMessage({ kind: 'server' }, body.dataType, body.data));

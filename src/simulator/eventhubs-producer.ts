@@ -22,7 +22,8 @@ interface Pending {
 
 /**
  * Publishes simulator readings the way a device bridge would (contract "Device ingestion", Event Hubs):
- * JSON body, application properties `tenant_id`, `deviceId` and `traceparent`, partition key = device id
+ * JSON body, application properties `deviceId`, `traceparent` and `tenant_id` (the hub ignores the
+ * last: its configuration names each device's tenant), partition key = device id
  * so a device's readings stay in order on one partition. A batch carries a single partition key, so
  * readings are grouped per device and flushed every `lingerMs` or at `maxPendingEvents`; sends for one
  * device are chained so batches cannot overtake each other.

@@ -35,11 +35,15 @@ export function checkpointKeys(peer: EventHubsPeer): { ownership: string; checkp
   return { ownership: `${scope}:ownership`, checkpoints: `${scope}:checkpoints` };
 }
 
-/** The whole app reading the peer; `extra` are more `--Section:Key=value` overrides. */
-export function startHub(peer: EventHubsPeer, extra: string[] = []): Promise<RunningApp> {
+/**
+ * The whole app reading the peer, every event belonging to `tenant` (`Ingestion:EventHubs:Tenant`);
+ * `extra` are more `--Section:Key=value` overrides.
+ */
+export function startHub(peer: EventHubsPeer, tenant: string, extra: string[] = []): Promise<RunningApp> {
   // Fast load balancing: instances settle partitions in a fraction of a second instead of 10 s.
   return startApp([
     `--ConnectionStrings:eventhubs=${peer.connectionString}`,
+    `--Ingestion:EventHubs:Tenant=${tenant}`,
     '--Ingestion:EventHubs:LoadBalancingIntervalSeconds=0.2',
     '--Ingestion:EventHubs:OwnershipExpirationSeconds=3',
     ...extra,
@@ -55,13 +59,13 @@ export function ownerIdOf(hub: RunningApp): string | undefined {
 /**
  * Appends `count` readings per device to the partition the device's key hashes to, as a producer
  * using the device id as partition key would. Payload `{ n, temperature }`, n counting per device
- * from `from`.
+ * from `from`. The tenant is the hub's configuration, not a property of the event.
  */
-export function injectReadings(peer: EventHubsPeer, tenantId: string, deviceIds: string[], from: number, count: number): void {
+export function injectReadings(peer: EventHubsPeer, deviceIds: string[], from: number, count: number): void {
   for (let n = from; n < from + count; n++) {
     for (const deviceId of deviceIds) {
       peer.injectEvent(peer.partitionFor(deviceId), Buffer.from(JSON.stringify({ n, temperature: 20 + n / 10 })), {
-        properties: { tenant_id: tenantId, deviceId },
+        properties: { deviceId },
         partitionKey: deviceId,
       });
     }

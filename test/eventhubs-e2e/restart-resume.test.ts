@@ -33,9 +33,9 @@ describe.skipIf(!hasRedis)('Event Hubs end to end: a restarted hub resumes from 
   it('hub B delivers exactly the events injected while hub A was down: none twice, none skipped', async () => {
     // The devices cover both partitions, so both partitions' checkpoints are exercised.
     expect(new Set(DEVICES.map((d) => fx.peer.partitionFor(d))).size).toBe(PARTITIONS);
-    injectReadings(fx.peer, TENANT, DEVICES, 0, FIRST);
+    injectReadings(fx.peer, DEVICES, 0, FIRST);
 
-    const a = await startHub(fx.peer, args);
+    const a = await startHub(fx.peer, TENANT, args);
     fx.hubs.push(a);
     const total = FIRST * DEVICES.length;
     // The SDK claims one partition per 10 s load-balancing loop: A owns both after about 10 s.
@@ -55,12 +55,12 @@ describe.skipIf(!hasRedis)('Event Hubs end to end: a restarted hub resumes from 
     // On a clean stop the SDK abandons its partitions (empty owner), so B need not wait for them to expire.
     expect([...(await ownership(fx.redis, fx.peer)).values()]).toEqual(['', '']);
 
-    injectReadings(fx.peer, TENANT, DEVICES, FIRST, SECOND);
-    const b = await startHub(fx.peer, args);
+    injectReadings(fx.peer, DEVICES, FIRST, SECOND);
+    const b = await startHub(fx.peer, TENANT, args);
     fx.hubs.push(b);
     fx.subscriber = await subscribe(b, TENANT, DEVICES);
     // A few more once B serves a subscriber, so the subscriber surely sees live readings.
-    injectReadings(fx.peer, TENANT, DEVICES, FIRST + SECOND, LIVE);
+    injectReadings(fx.peer, DEVICES, FIRST + SECOND, LIVE);
     const perDevice = SECOND + LIVE;
     const last = FIRST + perDevice - 1;
     const more = perDevice * DEVICES.length;

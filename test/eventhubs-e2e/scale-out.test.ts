@@ -30,7 +30,7 @@ describe.skipIf(!hasRedis)('Event Hubs end to end: two hub instances share the p
     expect(new Set(DEVICES.map((d) => fx.peer.partitionFor(d))).size).toBe(PARTITIONS);
     // Started together, each claims one partition in its first load-balancing loop; if both pick the
     // same one, the loser claims the other in its next loop (10 s, the SDK default).
-    const [a, b] = await Promise.all([startHub(fx.peer, args), startHub(fx.peer, args)]);
+    const [a, b] = await Promise.all([startHub(fx.peer, TENANT, args), startHub(fx.peer, TENANT, args)]);
     fx.hubs.push(a, b);
     await eventually(() => ownerIdOf(a) !== undefined && ownerIdOf(b) !== undefined, 10_000, 'both instances connected');
     const ids = { a: ownerIdOf(a)!, b: ownerIdOf(b)! };
@@ -55,7 +55,7 @@ describe.skipIf(!hasRedis)('Event Hubs end to end: two hub instances share the p
 
     // A client on B follows every device, including those only A reads from Event Hubs.
     fx.subscriber = await subscribe(b, TENANT, DEVICES);
-    injectReadings(fx.peer, TENANT, DEVICES, 0, PER_DEVICE);
+    injectReadings(fx.peer, DEVICES, 0, PER_DEVICE);
     const total = PER_DEVICE * DEVICES.length;
     const accepted = () => a.app.telemetry.pipeline.stats().accepted + b.app.telemetry.pipeline.stats().accepted;
     await eventually(() => accepted() >= total, 10_000, 'every event accepted');

@@ -17,7 +17,7 @@ describe('Event Hubs end to end: simulator CLI (real process) → Event Hubs →
 
   beforeAll(async () => {
     peer = await startPeer(PARTITIONS);
-    hub = await startHub(peer);
+    hub = await startHub(peer, 'ehcli');
   });
   afterAll(async () => {
     if (child?.pid !== undefined && child.exitCode === null) process.kill(child.pid, 'SIGKILL');

@@ -1,11 +1,14 @@
 import type { ReceivedEventData } from '@azure/event-hubs';
 import { describe, expect, it } from 'vitest';
-import { eventToRawReading } from '../../src/ingest/eventhubs/event-to-raw-reading.js';
+import { eventToRawReading as toRaw, type EventFields } from '../../src/ingest/eventhubs/event-to-raw-reading.js';
+import type { EventTenancy } from '../../src/ingest/eventhubs/event-tenancy.js';
 
 function event(parts: Partial<ReceivedEventData>): ReceivedEventData {
   return { body: undefined, sequenceNumber: 0, offset: '0', enqueuedTimeUtc: new Date(), partitionKey: null, ...parts } as ReceivedEventData;
 }
 const text = (bytes: Uint8Array): string => Buffer.from(bytes).toString('utf8');
+const ONE_TENANT: EventTenancy = { tenant: 'acme', deviceTenants: new Map() };
+const eventToRawReading = (e: EventFields, tenancy: EventTenancy = ONE_TENANT) => toRaw(e, tenancy);
 
 describe('eventToRawReading', () => {
   it('passes bytes through untouched', () => {
@@ -26,9 +29,18 @@ describe('eventToRawReading', () => {
     expect(eventToRawReading(event({ body: { n: 1n } })).payload).toHaveLength(0);
   });
 
-  it('takes tenant, device and traceparent from application properties', () => {
-    const raw = eventToRawReading(event({ body: Buffer.from('{}'), properties: { tenant_id: 'acme', deviceId: 'dev-1', traceparent: 'tp' } }));
+  it('takes device and traceparent from application properties, the tenant from configuration', () => {
+    const raw = eventToRawReading(event({ body: Buffer.from('{}'), properties: { tenant_id: 'globex', deviceId: 'dev-1', traceparent: 'tp' } }));
     expect(raw).toMatchObject({ tenantId: 'acme', deviceId: 'dev-1', traceparent: 'tp' });
+  });
+
+  it('maps devices to tenants; an unmapped device has no tenant unless one tenant is configured for the rest', () => {
+    const deviceTenants = new Map([['boiler-1', 'globex']]);
+    const mapped = { tenant: undefined, deviceTenants };
+    expect(eventToRawReading(event({ properties: { deviceId: 'boiler-1', tenant_id: 'acme' } }), mapped).tenantId).toBe('globex');
+    expect(eventToRawReading(event({ properties: { deviceId: 'boiler-2', tenant_id: 'acme' } }), mapped).tenantId).toBeUndefined();
+    expect(eventToRawReading(event({ properties: { deviceId: 'boiler-2' } }), { tenant: 'acme', deviceTenants }).tenantId).toBe('acme');
+    expect(eventToRawReading(event({ systemProperties: { 'iothub-connection-device-id': 'boiler-1' } }), mapped).tenantId).toBe('globex');
   });
 
   it("prefers IoT Hub's authenticated device id over the application property", () => {
@@ -40,7 +52,7 @@ describe('eventToRawReading', () => {
 
   it('ignores properties that are not strings and omits an absent traceparent', () => {
     const raw = eventToRawReading(event({ properties: { tenant_id: 7, deviceId: ['x'] } }));
-    expect(raw.tenantId).toBeUndefined();
+    // No device id, no tenant: the event is dropped whatever the configuration.
     expect(raw.deviceId).toBeUndefined();
     expect('traceparent' in raw).toBe(false);
   });

@@ -26,6 +26,7 @@ export function runSource(
   const source = new EventHubsSource({
     connectionString,
     checkpointStore,
+    tenancy: { tenant: 'acme', deviceTenants: new Map() },
     logger,
     maxWaitTimeInSeconds: 0.2,
     loadBalancingOptions: FAST_BALANCING,

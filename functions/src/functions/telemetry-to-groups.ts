@@ -1,18 +1,23 @@
 import { app, type EventHubHandler } from '@azure/functions';
 import type { WebPubSubServiceClient } from '@azure/web-pubsub';
+import type { EventTenancy } from '../../../src/ingest/eventhubs/event-tenancy.js';
 import { eventsOfBatch } from '../azure/event-hub-batch.js';
 import { serviceFromSettings } from '../azure/service-from-settings.js';
 import { handleTelemetryBatch, TelemetryDeliveryError } from '../handlers/telemetry-to-groups.js';
+import { readEventTenancy } from '../settings/event-tenancy-settings.js';
 import { FunctionSettingsError } from '../settings/function-settings.js';
 
 /**
  * Event Hubs / IoT Hub built-in endpoint → every valid reading of the batch to its device group, through
- * the management API (`WebPubSubConnectionString`, `WebPubSubHub`). Bad events are counted and skipped.
+ * the management API (`WebPubSubConnectionString`, `WebPubSubHub`), the tenant from `EventHubTenant` /
+ * `EventHubDeviceTenants`. Bad events are counted and skipped.
  */
 export const telemetryToGroups: EventHubHandler = async (messages, context) => {
   let service: WebPubSubServiceClient;
+  let tenancy: EventTenancy;
   try {
     service = serviceFromSettings(process.env);
+    tenancy = readEventTenancy(process.env);
   } catch (err) {
     context.error(err instanceof FunctionSettingsError ? err.message : 'function app settings could not be read');
     // Failing the invocation makes the misconfiguration visible in the function's monitoring.
@@ -20,10 +25,10 @@ export const telemetryToGroups: EventHubHandler = async (messages, context) => {
   }
   const log = { warn: (obj: object, msg: string) => context.warn(msg, obj) };
   try {
-    const outcome = await handleTelemetryBatch(eventsOfBatch(messages, context.triggerMetadata), { service, now: Date.now, log });
+    const outcome = await handleTelemetryBatch(eventsOfBatch(messages, context.triggerMetadata), { service, tenancy, now: Date.now, log });
     context.debug('telemetry batch', { received: outcome.received, sent: outcome.sent, failed: outcome.failed });
   } catch (err) {
-    // Only "nothing reached the service" gets here: fail the invocation so the retry policy redoes the batch.
+    // A reading did not reach the service: fail the invocation so the retry policy redoes the batch.
     if (err instanceof TelemetryDeliveryError) throw err;
     context.error('unhandled exception', err);
     throw new Error('telemetry batch failed; see the log');
@@ -36,7 +41,8 @@ app.eventHub('telemetryToGroups', {
   // A dedicated consumer group: the hub's own Event Hubs source reads `$Default` unless configured otherwise.
   consumerGroup: '%EventHubConsumerGroup%',
   cardinality: 'many',
-  // Retrying re-sends a whole batch, so only a batch of which nothing went out is failed (and retried).
+  // A batch with any failed send is failed and retried whole; what went out the first time comes again
+  // with the same seq, and the hub's group send and the subscribers drop it as a repeat.
   retry: { strategy: 'exponentialBackoff', maxRetryCount: 3, minimumInterval: { seconds: 2 }, maximumInterval: { seconds: 30 } },
   handler: telemetryToGroups,
 });

@@ -1,6 +1,7 @@
 import type { WebPubSubServiceClient } from '@azure/web-pubsub';
 import { emptyDropCounts, type DropReason } from '../../../src/ingest/drop-reason.js';
 import { eventToRawReading } from '../../../src/ingest/eventhubs/event-to-raw-reading.js';
+import type { EventTenancy } from '../../../src/ingest/eventhubs/event-tenancy.js';
 import { validateReading } from '../../../src/ingest/validate-reading.js';
 import { deviceGroup, toWireReading, type WireReading } from '../../../src/protocol/reading.js';
 import { describeUpstreamFailure } from './upstream-failure.js';
@@ -11,7 +12,7 @@ export interface TelemetryEvent {
   readonly body: unknown;
   /** Service-assigned properties (IoT Hub: `iothub-connection-device-id`). */
   readonly systemProperties: Readonly<Record<string, unknown>>;
-  /** Application properties: `tenant_id`, `deviceId`. */
+  /** Application properties: `deviceId`, `traceparent` (a `tenant_id` here is ignored). */
   readonly properties: Readonly<Record<string, unknown>>;
   /** The event's sequence number in its partition, when the binding gave one. */
   readonly sequenceNumber: number | undefined;
@@ -20,6 +21,8 @@ export interface TelemetryEvent {
 export interface TelemetryToGroupsDeps {
   /** The Web PubSub data-plane client (Azure Web PubSub, or the hub's compatible management API). */
   readonly service: Pick<WebPubSubServiceClient, 'group'>;
+  /** The tenant of each event, by device (`EventHubTenant`, `EventHubDeviceTenants`). */
+  readonly tenancy: EventTenancy;
   /** Wall clock: `receivedAt`, and `ts` when the device sent none. */
   readonly now: () => number;
   readonly log: { warn(obj: object, msg: string): void };
@@ -33,14 +36,17 @@ export interface BatchOutcome {
   readonly sent: number;
   /** Readings that failed validation, by reason (the hub's reasons). */
   readonly dropped: Record<DropReason, number>;
-  /** Valid readings the management API refused or never answered for. */
+  /** Valid readings that did not go out: refused or unanswered, or after such a one of the same device. */
   readonly failed: number;
 }
 
-/** Every send of a non-empty batch failed: the function reports a failure so the runtime's retry policy can redo it. */
+/** A valid reading did not reach the service: the invocation fails so the runtime's retry policy redoes the batch. */
 export class TelemetryDeliveryError extends Error {
-  constructor(readonly failed: number) {
-    super(`none of ${failed} readings reached the real-time service`);
+  constructor(
+    readonly failed: number,
+    readonly sent: number,
+  ) {
+    super(sent === 0 ? `none of ${failed} readings reached the real-time service` : `${failed} of ${failed + sent} readings did not reach the real-time service`);
     this.name = 'TelemetryDeliveryError';
   }
 }
@@ -49,19 +55,23 @@ export class TelemetryDeliveryError extends Error {
  * The Event Hubs-triggered path to device groups: validates each event with the hub's own rules and
  * sends EVERY valid reading of the batch to `device:{tenant}:{device}` through the management API, a
  * device's readings in event order. A bad event is counted and skipped; it never costs the rest of the
- * batch. There is no per-device throttle here, and `seq` is the event's partition sequence number
- * (functions/README.md). Throws TelemetryDeliveryError only when valid readings existed and none went out.
+ * batch. There is no per-device throttle here, and `seq` is the event's partition sequence number + 1
+ * (functions/README.md), as on the hub's own Event Hubs source. A device's sends stop at its first
+ * failure, so what reached the service is always a prefix of each device's readings; then
+ * TelemetryDeliveryError fails the invocation and the retried batch sends everything again: the
+ * repeats carry a `seq` already delivered, which the hub's group send and subscribers drop.
  */
 export async function handleTelemetryBatch(events: readonly TelemetryEvent[], deps: TelemetryToGroupsDeps): Promise<BatchOutcome> {
   const dropped = emptyDropCounts();
   const lanes = new Map<string, WireReading[]>();
   for (const event of events) {
-    const result = validateReading(eventToRawReading(event), deps.now());
+    const raw = eventToRawReading(event, deps.tenancy);
+    const result = validateReading(raw, deps.now());
     if (!result.ok) {
       dropped[result.reason]++;
       continue;
     }
-    const reading = toWireReading({ ...result.value, seq: event.sequenceNumber ?? 0 });
+    const reading = toWireReading({ ...result.value, seq: raw.sequence ?? 0 });
     const group = deviceGroup(reading.tenantId, reading.deviceId);
     const lane = lanes.get(group);
     if (lane) lane.push(reading);
@@ -76,13 +86,16 @@ export async function handleTelemetryBatch(events: readonly TelemetryEvent[], de
     for (let next = queue.shift(); next; next = queue.shift()) {
       const [group, readings] = next;
       const client = deps.service.group(group);
-      for (const reading of readings) {
+      for (let i = 0; i < readings.length; i++) {
         try {
-          await client.sendToAll(reading);
+          await client.sendToAll(readings[i]!);
           sent++;
         } catch (err) {
-          failed++;
+          // The rest of this device waits for the retry: sending later readings now would leave a
+          // gap that subscribers dropping seen seqs could never fill.
+          failed += readings.length - i;
           firstFailure ??= err;
+          break;
         }
       }
     }
@@ -93,7 +106,7 @@ export async function handleTelemetryBatch(events: readonly TelemetryEvent[], de
   if (badEvents > 0) deps.log.warn({ dropped: nonZero(dropped), received: events.length }, 'telemetry batch: readings dropped');
   if (failed > 0) {
     deps.log.warn({ upstream: describeUpstreamFailure(firstFailure), failed, sent }, 'telemetry batch: management api failed');
-    if (sent === 0) throw new TelemetryDeliveryError(failed);
+    throw new TelemetryDeliveryError(failed, sent);
   }
   return { received: events.length, sent, dropped, failed };
 }

@@ -1,6 +1,7 @@
 import type { EnvironmentName } from './schema.js';
 import { SCHEMA } from './schema.js';
 import type { LogLevel } from './parsers.js';
+import type { EventTenancy } from '../../ingest/eventhubs/event-tenancy.js';
 
 /** The resolved configuration, frozen. Passed down; nothing below main reads the environment. */
 export interface AppConfig {
@@ -26,6 +27,8 @@ export interface AppConfig {
     readonly connectionString: string | undefined;
     readonly name: string | undefined;
     readonly consumerGroup: string;
+    /** Every event's tenant, by device; the device's own `tenant_id` property is ignored. */
+    readonly tenancy: EventTenancy;
     readonly loadBalancingIntervalMs: number;
     readonly ownershipExpirationMs: number;
   };
@@ -96,6 +99,7 @@ export function toAppConfig(
       connectionString: v('ConnectionStrings:eventhubs'),
       name: v('Ingestion:EventHubs:Name'),
       consumerGroup: v('Ingestion:EventHubs:ConsumerGroup'),
+      tenancy: { tenant: v('Ingestion:EventHubs:Tenant'), deviceTenants: v('Ingestion:EventHubs:DeviceTenants') ?? new Map() },
       loadBalancingIntervalMs: v<number>('Ingestion:EventHubs:LoadBalancingIntervalSeconds') * 1000,
       ownershipExpirationMs: v<number>('Ingestion:EventHubs:OwnershipExpirationSeconds') * 1000,
     },

@@ -65,7 +65,7 @@ export function loadConfig(inputs: ConfigInputs): AppConfig {
     }
     const fallback = def.default?.(ctx);
     if (fallback !== undefined) values.set(def.key, fallback);
-    else if (def.required?.(ctx)) problems.push(`${def.key}: is required in ${environment}`);
+    else if (def.required?.(ctx)) problems.push(`${def.key}: is required in ${environment}${def.requiredWhen ? ` ${def.requiredWhen}` : ''}`);
   }
 
   const categoryLevels: Record<string, LogLevel> = {};
@@ -83,7 +83,7 @@ export function loadConfig(inputs: ConfigInputs): AppConfig {
 }
 
 function dependsOnOthers(def: KeyDefinition): boolean {
-  return def.key === 'Auth:Jwt:Secret';
+  return ['Auth:Jwt:Secret', 'Ingestion:EventHubs:Tenant', 'ConnectionStrings:redis'].includes(def.key);
 }
 
 /** Keys from files and the command line that no part of the hub reads: likely typos, worth a warning. */

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { ID_PATTERN } from '../../protocol/reading.js';
+import { parseDeviceTenants } from '../../ingest/eventhubs/event-tenancy.js';
 import { DEV_JWT_AUDIENCE, DEV_JWT_ISSUER, DEV_JWT_SECRET } from '../../security/dev-defaults.js';
 import * as p from './parsers.js';
 
@@ -22,6 +23,8 @@ export interface KeyDefinition {
   required?: (ctx: DefaultContext) => boolean;
   /** Never logged, never echoed in errors. */
   secret?: boolean;
+  /** Why `required` holds, appended to "is required in {Environment}". */
+  requiredWhen?: string;
   /** Extra environment variable names, e.g. PORT. */
   envAliases?: string[];
 }
@@ -54,10 +57,26 @@ export const SCHEMA: readonly KeyDefinition[] = [
   { key: 'ConnectionStrings:eventhubs', parse: p.str(), secret: true },
   { key: 'Ingestion:EventHubs:Name', parse: p.str() },
   { key: 'Ingestion:EventHubs:ConsumerGroup', parse: p.str(), default: () => '$Default' },
+  // The tenant of an event is configuration, never a property the device sets: one tenant per hub,
+  // and/or `device=tenant,…`; one of them is required with Event Hubs.
+  { key: 'Ingestion:EventHubs:DeviceTenants', parse: (raw) => parseDeviceTenants(String(raw)) },
+  {
+    key: 'Ingestion:EventHubs:Tenant',
+    parse: p.str({ pattern: ID_PATTERN }),
+    required: (ctx) => ctx.get('ConnectionStrings:eventhubs') !== undefined && ctx.get('Ingestion:EventHubs:DeviceTenants') === undefined,
+    requiredWhen: 'when ConnectionStrings:eventhubs is set (or set Ingestion:EventHubs:DeviceTenants)',
+  },
   // seconds between partition load-balancing rounds, and until an unrenewed partition claim lapses
   { key: 'Ingestion:EventHubs:LoadBalancingIntervalSeconds', parse: p.num(0.05, 600), default: () => 10 },
   { key: 'Ingestion:EventHubs:OwnershipExpirationSeconds', parse: p.num(0.1, 3600), default: () => 60 },
-  { key: 'ConnectionStrings:redis', parse: p.url(['redis', 'rediss']), secret: true },
+  // Event Hubs checkpoints in memory replay every retained event after each restart: not in Production.
+  {
+    key: 'ConnectionStrings:redis',
+    parse: p.url(['redis', 'rediss']),
+    secret: true,
+    required: (ctx) => ctx.environment === 'Production' && ctx.get('ConnectionStrings:eventhubs') !== undefined,
+    requiredWhen: 'when ConnectionStrings:eventhubs is set (Event Hubs checkpoints; in memory every restart reads all retained events again)',
+  },
   // devices remembered over all tenants (last value, seq); past it the least recently seen is forgotten
   { key: 'Hub:MaxDevices', parse: p.int(1, 10_000_000), default: () => 100_000 },
   // devices remembered per tenant; a tenant's new device beyond it is refused (known ones keep their seq)

@@ -53,7 +53,12 @@ export function parseTemplate(text: string): RouteTemplate {
     const constraints = [...(constraintText ?? '').matchAll(/:([a-z]+)(?:\(([^)]*)\))?/g)].map(([, cname, arg]) => {
       const make = CONSTRAINTS[cname!];
       if (!make) throw new Error(`route template '${text}': unknown constraint '${cname}'`);
-      return make(arg);
+      try {
+        return make(arg);
+      } catch (err) {
+        // A bad `regex(…)` argument: name the template, as every other template error does.
+        throw new Error(`route template '${text}': constraint '${cname}': ${(err as Error).message}`);
+      }
     });
     return { kind: 'param', name: name!, constraints, optional: Boolean(optional) };
   });

@@ -1,5 +1,6 @@
 import type { CheckpointStore } from '@azure/event-hubs';
 import { Redis } from 'ioredis';
+import { boundedRedisOptions } from '../../backplane/bounded-redis-options.js';
 import type { HostedService } from '../../host/lifecycle/hosted-service.js';
 import { MemoryCheckpointStore } from './memory-checkpoint-store.js';
 import { RedisCheckpointStore } from './redis-checkpoint-store.js';
@@ -15,7 +16,7 @@ export class CheckpointStoreService implements HostedService {
   readonly #redis: Redis | undefined;
 
   constructor(redisUrl: string | undefined) {
-    this.#redis = redisUrl ? new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 2 }) : undefined;
+    this.#redis = redisUrl ? new Redis(redisUrl, boundedRedisOptions()) : undefined;
     this.#redis?.on('error', () => undefined);
     this.store = this.#redis ? new RedisCheckpointStore(this.#redis) : new MemoryCheckpointStore();
   }
@@ -31,6 +32,7 @@ export class CheckpointStoreService implements HostedService {
   }
 
   async stop(): Promise<void> {
-    await this.#redis?.quit().catch(() => undefined);
+    if (this.#redis?.status === 'ready') await this.#redis.quit().catch(() => undefined);
+    this.#redis?.disconnect();
   }
 }

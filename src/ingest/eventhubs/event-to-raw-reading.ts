@@ -1,5 +1,6 @@
 import type { ReceivedEventData } from '@azure/event-hubs';
 import type { RawReading } from '../source.js';
+import { tenantOfDevice, type EventTenancy } from './event-tenancy.js';
 
 /**
  * The parts of an event a reading comes from: the SDK's ReceivedEventData, or what the Azure
@@ -15,15 +16,18 @@ export type EventFields = Pick<ReceivedEventData, 'body'> & {
 const IOT_HUB_DEVICE_ID = 'iothub-connection-device-id';
 
 /**
- * Maps an event to what the sink validates (contract "Device ingestion", Event Hubs). Bytes pass through
+ * Maps an event to what the sink validates (contract "Device ingestion", Event Hubs). The tenant comes
+ * from the configured tenancy by device id; an application property `tenant_id` the device set is
+ * ignored, so a device cannot publish into another tenant's groups. Bytes pass through
  * untouched (the source subscribes with `skipParsingBodyAsJson`); AMQP value/sequence bodies, which some
  * producers send instead of data sections, become their UTF-8 JSON text so the sink sees one format.
  */
-export function eventToRawReading(event: EventFields): RawReading {
+export function eventToRawReading(event: EventFields, tenancy: EventTenancy): RawReading {
   const properties = event.properties ?? {};
+  const deviceId = stringOrUndefined(event.systemProperties?.[IOT_HUB_DEVICE_ID]) ?? stringOrUndefined(properties.deviceId);
   const raw: RawReading = {
-    tenantId: stringOrUndefined(properties.tenant_id),
-    deviceId: stringOrUndefined(event.systemProperties?.[IOT_HUB_DEVICE_ID]) ?? stringOrUndefined(properties.deviceId),
+    tenantId: tenantOfDevice(tenancy, deviceId),
+    deviceId,
     payload: toBytes(event.body),
   };
   const traceparent = stringOrUndefined(properties.traceparent);

@@ -8,6 +8,7 @@ import {
 } from '@azure/event-hubs';
 import type { IngestionSource, ReadingSink } from '../source.js';
 import { eventToRawReading } from './event-to-raw-reading.js';
+import type { EventTenancy } from './event-tenancy.js';
 
 /** The logging the source needs; a pino logger fits. Object first, constant lowercase message. */
 export interface EventHubsSourceLogger {
@@ -25,6 +26,8 @@ export interface EventHubsSourceOptions {
   consumerGroup?: string;
   /** Shared by every instance of the hub: partitions are balanced through it and resume from it. */
   checkpointStore: CheckpointStore;
+  /** The tenant of each event, by device (`Ingestion:EventHubs:Tenant`, `Ingestion:EventHubs:DeviceTenants`). */
+  tenancy: EventTenancy;
   logger: EventHubsSourceLogger;
   /** Events per batch handed to the sink and checkpointed together. Default 100. */
   maxBatchSize?: number;
@@ -108,7 +111,7 @@ export class EventHubsSource implements IngestionSource {
     if (!last) return;
     for (const event of events) {
       try {
-        sink.offer(eventToRawReading(event));
+        sink.offer(eventToRawReading(event, this.options.tenancy));
       } catch (error) {
         // The sink counts bad readings itself; a throw is a bug that must not stall the partition.
         this.options.logger.warn({ err: error, partitionId: context.partitionId, sequenceNumber: event.sequenceNumber }, 'sink threw');
