@@ -40,7 +40,14 @@ const config = loadConfig({
     `--Auth:Jwt:Secret=${BENCH.jwt.secret}`,
     `--Auth:Jwt:Issuer=${BENCH.jwt.issuer}`,
     `--Auth:Jwt:Audience=${BENCH.jwt.audience}`,
-    ...(args.mqttUrl ? [`--ConnectionStrings:mqtt=${args.mqttUrl}`] : []),
+    ...(args.mqttUrl
+      ? [`--ConnectionStrings:mqtt=${args.mqttUrl}`]
+      : [
+          '--Ingestion:Mqtt:Embedded=true',
+          `--Ingestion:Mqtt:DeviceKey=${BENCH.deviceKey}`,
+          `--Ingestion:Mqtt:MaxConnections=${BENCH.maxConnectionsPerIp}`,
+          `--Ingestion:Mqtt:MaxConnectionsPerIp=${BENCH.maxConnectionsPerIp}`,
+        ]),
     ...(args.extraArgs ?? []),
   ],
   env: { HUB_ENVIRONMENT: 'Production' },

@@ -13,6 +13,8 @@ export const DROP_REASONS = [
   'bad_ts',
   // A transport-numbered reading delivered again (e.g. the in-flight batch re-read after a restart).
   'duplicate',
+  // The embedded broker refused a publish to a topic other than the device's own (connection closed).
+  'topic_not_allowed',
 ] as const;
 
 export type DropReason = (typeof DROP_REASONS)[number];

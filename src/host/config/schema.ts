@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { ID_PATTERN } from '../../protocol/reading.js';
-import { DEV_JWT_AUDIENCE, DEV_JWT_ISSUER, DEV_JWT_SECRET } from '../../security/dev-defaults.js';
+import { DEV_DEVICE_KEY, DEV_JWT_AUDIENCE, DEV_JWT_ISSUER, DEV_JWT_SECRET } from '../../security/dev-defaults.js';
 import * as p from './parsers.js';
 
 export const ENVIRONMENTS = ['Development', 'Staging', 'Production'] as const;
@@ -24,6 +24,10 @@ export interface KeyDefinition {
   secret?: boolean;
   /** Extra environment variable names, e.g. PORT. */
   envAliases?: string[];
+  /** A rule across keys, run on the resolved value; returns the problem, or undefined when fine. */
+  check?: (value: unknown, ctx: DefaultContext) => string | undefined;
+  /** Resolved after the keys without it, so its default, requirement and check can read them. */
+  dependent?: boolean;
 }
 
 const dev = (ctx: DefaultContext) => ctx.environment === 'Development';
@@ -37,6 +41,39 @@ export const SCHEMA: readonly KeyDefinition[] = [
   { key: 'Http:BodyLimitBytes', parse: p.int(1024, 64 * 1024 * 1024), default: () => 1024 * 1024 },
   { key: 'ConnectionStrings:mqtt', parse: p.url(['mqtt', 'mqtts', 'tcp', 'ssl', 'ws', 'wss']) },
   { key: 'Ingestion:Mqtt:EmbeddedPort', parse: p.port, default: () => 1884 },
+  { key: 'Ingestion:Mqtt:EmbeddedHost', parse: p.str(), default: () => '127.0.0.1' },
+  // Outside Development the embedded broker runs only when asked for, and then with a key of its own.
+  {
+    key: 'Ingestion:Mqtt:Embedded',
+    parse: p.bool,
+    dependent: true,
+    default: (ctx) => dev(ctx) && ctx.get('ConnectionStrings:mqtt') === undefined && ctx.get('ConnectionStrings:eventhubs') === undefined,
+    check: (embedded, ctx) =>
+      embedded === false && ctx.get('ConnectionStrings:mqtt') === undefined && ctx.get('ConnectionStrings:eventhubs') === undefined
+        ? 'no ingestion source: set ConnectionStrings:mqtt, ConnectionStrings:eventhubs, or Ingestion:Mqtt:Embedded=true'
+        : undefined,
+  },
+  {
+    key: 'Ingestion:Mqtt:DeviceKey',
+    parse: p.str({ minLength: 32 }),
+    secret: true,
+    dependent: true,
+    default: (ctx) => (dev(ctx) && ctx.get('Ingestion:Mqtt:Embedded') === true ? DEV_DEVICE_KEY : undefined),
+    required: (ctx) => ctx.get('Ingestion:Mqtt:Embedded') === true,
+    check: (key, ctx) => {
+      if (key !== DEV_DEVICE_KEY) return undefined;
+      if (notDev(ctx)) return 'the public development key is refused outside Development; set a key of your own';
+      if (ctx.get('Ingestion:Mqtt:Embedded') === true && !isLoopbackHost(String(ctx.get('Ingestion:Mqtt:EmbeddedHost')))) {
+        return 'the public development key is accepted only while Ingestion:Mqtt:EmbeddedHost is a loopback address; set a key of your own';
+      }
+      return undefined;
+    },
+  },
+  // bytes; a larger MQTT packet (fixed header included) closes the connection before its body is read
+  { key: 'Ingestion:Mqtt:MaxPacketBytes', parse: p.int(1024, 268_435_460), default: () => 65_536 },
+  // open connections to the embedded broker, in total and from one remote address
+  { key: 'Ingestion:Mqtt:MaxConnections', parse: p.int(1, 1_000_000), default: () => 10_000 },
+  { key: 'Ingestion:Mqtt:MaxConnectionsPerIp', parse: p.int(1, 1_000_000), default: () => 100 },
   { key: 'Ingestion:Mqtt:Qos', parse: p.int(0, 1), default: () => 1 },
   // 5 carries traceparent as a user property; 4 (3.1.1) for older brokers. The embedded broker is always 4.
   { key: 'Ingestion:Mqtt:ProtocolVersion', parse: p.int(4, 5), default: () => 5 },
@@ -93,6 +130,10 @@ export const SCHEMA: readonly KeyDefinition[] = [
   },
   { key: 'Logging:LogLevel:Default', parse: p.logLevel, default: () => 'info' },
 ];
+
+function isLoopbackHost(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
 
 /** `Logging:LogLevel:<Category>` keys beyond Default are open-ended. */
 export const LOG_LEVEL_PREFIX = 'logging:loglevel:';
