@@ -84,6 +84,14 @@ export function createTelemetryServices(config: AppConfig, log: Logger, lifetime
       }),
     );
   }
+  if (!broker && config.mqtt.url === undefined && !config.eventHubs.connectionString) {
+    // Legitimate when readings arrive only through the management API (the serverless path), but
+    // more often an upgrade from when the embedded broker ran everywhere: say so at start.
+    log.warn(
+      { keys: ['ConnectionStrings:mqtt', 'ConnectionStrings:eventhubs', 'Ingestion:Mqtt:Embedded'] },
+      'no ingestion source configured; devices cannot publish to this hub',
+    );
+  }
   if (config.eventHubs.connectionString) {
     const checkpoints = new CheckpointStoreService(config.redisUrl);
     services.push(checkpoints);

@@ -48,10 +48,6 @@ export const SCHEMA: readonly KeyDefinition[] = [
     parse: p.bool,
     dependent: true,
     default: (ctx) => dev(ctx) && ctx.get('ConnectionStrings:mqtt') === undefined && ctx.get('ConnectionStrings:eventhubs') === undefined,
-    check: (embedded, ctx) =>
-      embedded === false && ctx.get('ConnectionStrings:mqtt') === undefined && ctx.get('ConnectionStrings:eventhubs') === undefined
-        ? 'no ingestion source: set ConnectionStrings:mqtt, ConnectionStrings:eventhubs, or Ingestion:Mqtt:Embedded=true'
-        : undefined,
   },
   {
     key: 'Ingestion:Mqtt:DeviceKey',
