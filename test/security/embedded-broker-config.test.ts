@@ -52,10 +52,11 @@ describe('embedded broker configuration', () => {
   it('outside Development: off by default; when enabled, Ingestion:Mqtt:DeviceKey is required', () => {
     expect(load(PRODUCTION).mqtt.embedded).toBe(false);
     expect(problems([...PRODUCTION, '--Ingestion:Mqtt:Embedded=true'])).toEqual(['Ingestion:Mqtt:DeviceKey: is required in Production']);
-    expect(load([...PRODUCTION, '--Ingestion:Mqtt:Embedded=true', `--Ingestion:Mqtt:DeviceKey=${DEVICE_KEY}`]).mqtt).toMatchObject({
-      embedded: true,
-      deviceKey: DEVICE_KEY,
-    });
+    const enabled = load([...PRODUCTION, '--Ingestion:Mqtt:Embedded=true', `--Ingestion:Mqtt:DeviceKey=${DEVICE_KEY}`]);
+    expect(enabled.mqtt).toMatchObject({ embedded: true, deviceKey: DEVICE_KEY });
+    // A secret: never in the described configuration the hub logs.
+    expect(enabled.describe()['Ingestion:Mqtt:DeviceKey']).toBe('[redacted]');
+    expect(JSON.stringify(enabled.describe())).not.toContain(DEVICE_KEY);
     expect(problems([...PRODUCTION, '--Ingestion:Mqtt:Embedded=true', '--Ingestion:Mqtt:DeviceKey=short'])[0]).toMatch(
       /^Ingestion:Mqtt:DeviceKey: must be at least 32 characters/,
     );

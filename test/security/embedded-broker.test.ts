@@ -4,6 +4,8 @@ import type { Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WireReading } from '../../src/protocol/reading.js';
 import { connectTelemetry, eventually, startApp, userToken, type RunningApp } from '../support/app-harness.js';
+import { DEV_DEVICE_KEY } from '../../src/security/dev-defaults.js';
+import { signDeviceToken } from '../../src/security/device-token.js';
 import { connectDevice, deviceToken } from '../support/mqtt-device.js';
 
 /** Resolves with the error a refused connect ends in (never with a client). */
@@ -181,6 +183,15 @@ describe('embedded broker: closed by default', () => {
     await holder.publishAsync('tenants/t1/devices/holder/telemetry', '{"temperature":7}', { qos: 1 });
     await eventually(() => received.length === 1, 3000, 'the hub still receives');
     expect(hub.app.telemetry.ingestion.connected).toBe(true);
+  });
+
+  it("a device's connection ends when its token expires", async () => {
+    const token = await signDeviceToken({ tenantId: 't1', deviceId: 'short-lived', key: DEV_DEVICE_KEY, expiresInSeconds: 1 });
+    const dev = await mqtt.connectAsync(hub.brokerUrl!, { clientId: 'short-lived', username: 'x', password: token, reconnectPeriod: 0 });
+    devices.push(dev);
+    await closed(dev);
+    // And the expired token no longer connects.
+    expect((await refusedConnect(hub.brokerUrl!, { clientId: 'short-lived-2', username: 'x', password: token })).code).toBe(5);
   });
 
   it('a packet announcing more than Ingestion:Mqtt:MaxPacketBytes closes the connection before its body arrives', async () => {

@@ -169,6 +169,7 @@ export class EmbeddedBroker implements HostedService {
       if (err) socket.destroy();
     });
     const conn = Duplex.from({ readable: guard, writable: socket });
+    // aedes swaps its own listeners on and off as a client closes; this one stays for the whole life.
     conn.on('error', () => undefined);
     this.#addresses.set(conn, address);
     broker.handle(conn);
