@@ -66,6 +66,9 @@ export function deviceAccessHooks(options: {
       const cancel = scheduleExpiry(identity, () => client.close());
       client.conn.once('close', cancel);
       done(null, true);
+    }).catch(() => {
+      // A rejection here would end the process; a connection that cannot be settled is simply cut.
+      client.conn.destroy();
     });
   };
 
