@@ -5,6 +5,10 @@ export const BENCH = {
   tenant: 'bench',
   hubName: 'telemetry',
   accessKey: 'bench-only-access-key-0123456789abcdef',
+  /** Signs the bench devices' tokens for an embedded broker (hub's or anchor's). */
+  deviceKey: 'bench-only-device-key-0123456789abcdef',
+  /** Every bench device connects from 127.0.0.1 with a connection of its own. */
+  maxConnectionsPerIp: 100_000,
   jwt: { secret: DEV_JWT_SECRET, issuer: DEV_JWT_ISSUER, audience: DEV_JWT_AUDIENCE },
   mosquittoUrl: 'mqtt://127.0.0.1:1883',
   mosquittoPort: 1883,

@@ -1,6 +1,7 @@
 import mqtt from 'mqtt';
 import { pino } from 'pino';
 import { EmbeddedBroker } from '../../src/ingest/mqtt/embedded-broker.js';
+import { BENCH } from '../harness/bench-config.js';
 
 export interface AnchorFeed {
   /** Where the publisher sends readings. */
@@ -9,24 +10,40 @@ export interface AnchorFeed {
 }
 
 /**
- * What feeds an anchor server: a bare mqtt.js subscription to the bench tenant's telemetry, on
- * Mosquitto or on an aedes broker inside this process (as the hub embeds its own). No validation,
- * no throttle: the anchor hands each payload straight to `onMessage`.
+ * What feeds an anchor server: a bare mqtt.js subscription to the bench tenant's telemetry on
+ * Mosquitto, or an in-process subscription to an aedes broker inside this process (as the hub reads
+ * its own embedded broker; devices authenticate with tokens signed by BENCH.deviceKey). No
+ * validation, no throttle: the anchor hands each payload straight to `onMessage`.
  */
 export async function startAnchorFeed(
   broker: string | undefined,
   topic: string,
   onMessage: (topic: string, payload: Buffer) => void,
 ): Promise<AnchorFeed> {
-  let embedded: EmbeddedBroker | undefined;
   if (broker === undefined) {
-    embedded = new EmbeddedBroker({ port: 0, host: '127.0.0.1', log: pino({ level: 'silent' }) });
+    const embedded = new EmbeddedBroker({
+      port: 0,
+      host: '127.0.0.1',
+      deviceKey: BENCH.deviceKey,
+      maxPacketBytes: 65_536,
+      maxConnections: BENCH.maxConnectionsPerIp,
+      maxConnectionsPerIp: BENCH.maxConnectionsPerIp,
+      log: pino({ level: 'silent' }),
+    });
     await embedded.start();
+    const unsubscribe = await embedded.subscribe(topic, onMessage);
+    return {
+      brokerUrl: embedded.url,
+      close: async () => {
+        await unsubscribe();
+        await embedded.stop();
+      },
+    };
   }
-  const brokerUrl = broker ?? embedded!.url;
+  const brokerUrl = broker;
   const client = mqtt.connect(brokerUrl, {
     clientId: `bench-anchor-${process.pid}-${Date.now()}`,
-    protocolVersion: embedded ? 4 : 5,
+    protocolVersion: 5,
     clean: true,
     reconnectPeriod: 0,
   });
@@ -42,7 +59,6 @@ export async function startAnchorFeed(
     brokerUrl,
     close: async () => {
       await client.endAsync(true);
-      await embedded?.stop();
     },
   };
 }

@@ -47,7 +47,14 @@ const config = loadConfig({
     '--Http:MaxPendingUpgrades=1000000',
     '--Hub:MaxConnectionsPerUser=1000000',
     '--Hub:MaxConnectionsPerTenant=10000000',
-    ...(args.mqttUrl ? [`--ConnectionStrings:mqtt=${args.mqttUrl}`] : []),
+    ...(args.mqttUrl
+      ? [`--ConnectionStrings:mqtt=${args.mqttUrl}`]
+      : [
+          '--Ingestion:Mqtt:Embedded=true',
+          `--Ingestion:Mqtt:DeviceKey=${BENCH.deviceKey}`,
+          `--Ingestion:Mqtt:MaxConnections=${BENCH.maxConnectionsPerIp}`,
+          `--Ingestion:Mqtt:MaxConnectionsPerIp=${BENCH.maxConnectionsPerIp}`,
+        ]),
     ...(args.extraArgs ?? []),
   ],
   env: { HUB_ENVIRONMENT: 'Production' },

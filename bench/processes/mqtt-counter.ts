@@ -4,7 +4,8 @@ import { startAnchorFeed } from './anchor-feed.js';
 
 /**
  * The ingestion ceiling: one bare mqtt.js consumer (MQTT 5 on Mosquitto, Nagle off) that only
- * counts messages. Unset `mqttUrl` → an aedes broker in this process, as the hub embeds its own.
+ * counts messages. Unset `mqttUrl` → an in-process subscription to an aedes broker in this process,
+ * as the hub reads its own embedded broker.
  */
 const args = processArgs<{ mqttUrl?: string }>();
 let received = 0;

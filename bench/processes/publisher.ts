@@ -1,4 +1,5 @@
 import mqtt from 'mqtt';
+import { signDeviceToken } from '../../src/security/device-token.js';
 import { BENCH, deviceId, readingPayload } from '../harness/bench-config.js';
 import { benchClock } from '../harness/clock.js';
 import { processArgs, serveParent } from '../harness/serve-parent.js';
@@ -6,26 +7,44 @@ import { processArgs, serveParent } from '../harness/serve-parent.js';
 interface PublisherArgs {
   brokerUrl: string;
   devices: number;
+  /** An embedded broker's device key: each device then connects on its own with its token. */
+  deviceKey?: string;
 }
 
 /**
  * Devices publishing ~100-byte readings (QoS 0, MQTT 3.1.1, Nagle off) round-robin over
- * `devices` device ids, paced to the rate the orchestrator sets. A publisher that falls behind
+ * `devices` device ids, paced to the rate the orchestrator sets. On Mosquitto one connection carries
+ * every device; an embedded broker lets a device publish only as itself, so there each device has a
+ * connection and token of its own. A publisher that falls behind
  * (a stall, or the rate is beyond it) does not burst to catch up: the published count is the truth.
  */
 const args = processArgs<PublisherArgs>();
 const topics = Array.from({ length: args.devices }, (_, i) => `tenants/${BENCH.tenant}/devices/${deviceId(i)}/telemetry`);
-const client = mqtt.connect(args.brokerUrl, {
-  clientId: `bench-pub-${process.pid}-${Date.now()}`,
-  protocolVersion: 4,
-  clean: true,
-  reconnectPeriod: 0,
-});
-await new Promise<void>((resolve, reject) => {
-  client.once('error', reject);
-  client.once('connect', () => resolve());
-});
-(client.stream as { setNoDelay?: (on: boolean) => void }).setNoDelay?.(true);
+
+async function connect(clientId: string, credentials: { username?: string; password?: string } = {}): Promise<mqtt.MqttClient> {
+  const client = mqtt.connect(args.brokerUrl, { clientId, protocolVersion: 4, clean: true, reconnectPeriod: 0, ...credentials });
+  await new Promise<void>((resolve, reject) => {
+    client.once('error', reject);
+    client.once('connect', () => resolve());
+  });
+  (client.stream as { setNoDelay?: (on: boolean) => void }).setNoDelay?.(true);
+  return client;
+}
+
+const prefix = `bench-pub-${process.pid}-${Date.now()}`;
+const { deviceKey } = args;
+const clients: mqtt.MqttClient[] =
+  deviceKey === undefined
+    ? [await connect(prefix)]
+    : await Promise.all(
+        topics.map(async (_, i) =>
+          connect(`${prefix}-${i}`, {
+            username: deviceId(i),
+            password: await signDeviceToken({ tenantId: BENCH.tenant, deviceId: deviceId(i), key: deviceKey }),
+          }),
+        ),
+      );
+const clientFor = (k: number): mqtt.MqttClient => clients[k % clients.length]!;
 
 let rate = 0;
 let published = 0;
@@ -45,7 +64,7 @@ function tick(): void {
     const n = Math.min(due, burst);
     for (let i = 0; i < n; i++) {
       const k = published++;
-      client.publish(topics[k % topics.length]!, readingPayload(benchClock(), k), { qos: 0 });
+      clientFor(k % topics.length).publish(topics[k % topics.length]!, readingPayload(benchClock(), k), { qos: 0 });
     }
     if (due > burst) setRate(rate); // behind: forgive the backlog instead of bursting
   }

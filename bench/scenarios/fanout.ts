@@ -1,3 +1,4 @@
+import { BENCH } from '../harness/bench-config.js';
 import type { BenchChild } from '../harness/child-process.js';
 import { withChildren } from '../harness/child-process.js';
 import { clockOffset } from '../harness/clock.js';
@@ -9,6 +10,11 @@ export interface Broker {
   id: 'mosquitto' | 'embedded';
   /** undefined: the server under test embeds its own broker. */
   url: string | undefined;
+}
+
+/** Devices of an embedded broker (the hub's or an anchor's) sign their tokens with the bench key. */
+export function publisherCredentials(broker: Broker): { deviceKey?: string } {
+  return broker.url === undefined ? { deviceKey: BENCH.deviceKey } : {};
 }
 
 export interface Step {
@@ -57,7 +63,7 @@ export async function runFanoutCase(opts: BenchOptions, target: Target, broker: 
       const subs = await start('subscribers', { args: [JSON.stringify({ kind: target.kind, url, n, groups: opts.groups })] });
       const c = await subs.request<{ connected: number; failed: number; error?: string; ms: number }>('connect', { concurrency: 100 }, 180_000);
       if (c.failed > 0) throw new Error(`${c.failed}/${n} subscribers failed to subscribe: ${c.error}`);
-      const pub = await start('publisher', { args: [JSON.stringify({ brokerUrl: server.ready.brokerUrl, devices: opts.groups })] });
+      const pub = await start('publisher', { args: [JSON.stringify({ brokerUrl: server.ready.brokerUrl, devices: opts.groups, ...publisherCredentials(broker) })] });
       const [s, p] = [await clockOffset(subs), await clockOffset(pub)];
       result.clock = { correctionMs: s.offsetMs - p.offsetMs, rttMs: Math.max(s.rttMs, p.rttMs) };
 

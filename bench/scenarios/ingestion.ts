@@ -1,7 +1,7 @@
 import type { BenchChild } from '../harness/child-process.js';
 import { withChildren } from '../harness/child-process.js';
 import { sleep, type BenchOptions } from '../harness/options.js';
-import type { Broker } from './fanout.js';
+import { publisherCredentials, type Broker } from './fanout.js';
 import { hubArgs, serverExecArgv } from './targets.js';
 
 export interface IngestResult {
@@ -63,7 +63,7 @@ export async function runIngestion(opts: BenchOptions, broker: Broker): Promise<
     try {
       await withChildren(async (start) => {
         const { child, count } = await consumer.start(start, broker);
-        const pub = await start('publisher', { args: [JSON.stringify({ brokerUrl: child.ready.brokerUrl, devices: opts.ingestDevices })] });
+        const pub = await start('publisher', { args: [JSON.stringify({ brokerUrl: child.ready.brokerUrl, devices: opts.ingestDevices, ...publisherCredentials(broker) })] });
         const step = async (rate: number) => {
           await pub.request('rate', { perSecond: rate });
           await sleep(opts.settleMs);

@@ -10,6 +10,7 @@ import { IngestionService } from '../ingest/ingestion-service.js';
 import { CheckpointStoreService } from '../ingest/eventhubs/checkpoint-store-service.js';
 import { EventHubsSource } from '../ingest/eventhubs/eventhubs-source.js';
 import { EmbeddedBroker } from '../ingest/mqtt/embedded-broker.js';
+import { EmbeddedBrokerSource } from '../ingest/mqtt/embedded-broker-source.js';
 import { MqttSource } from '../ingest/mqtt/mqtt-source.js';
 import { ReadingPipeline } from '../ingest/reading-pipeline.js';
 import type { IngestionSource } from '../ingest/source.js';
@@ -27,7 +28,7 @@ export interface TelemetryServices {
   services: HostedService[];
 }
 
-/** The main job: MQTT (embedded or external) → validate → throttle → device groups on the hub. */
+/** The main job: MQTT (embedded, external or both) or Event Hubs → validate → throttle → device groups on the hub. */
 export function createTelemetryServices(config: AppConfig, log: Logger, lifetime: ApplicationLifetime): TelemetryServices {
   const registry = new DeviceRegistry({ maxDevices: config.hub.maxDevices, maxDevicesPerTenant: config.hub.maxDevicesPerTenant });
   const backplane = config.redisUrl
@@ -54,12 +55,19 @@ export function createTelemetryServices(config: AppConfig, log: Logger, lifetime
   });
 
   const services: HostedService[] = [];
-  // With Event Hubs configured the zero-config embedded broker stays off; MQTT runs only when a
-  // broker is configured explicitly.
-  const mqttEnabled = config.mqtt.url !== undefined || !partitioned;
-  const broker = config.mqtt.url || !mqttEnabled
-    ? undefined
-    : new EmbeddedBroker({ port: config.mqtt.embeddedPort, log: categoryLogger(log, config, 'Ingestion.Broker') });
+  // `Ingestion:Mqtt:Embedded` (Development's default when no broker is configured) runs the closed
+  // embedded broker; `ConnectionStrings:mqtt` adds a subscription to an external broker.
+  const broker = config.mqtt.embedded
+    ? new EmbeddedBroker({
+        port: config.mqtt.embeddedPort,
+        host: config.mqtt.embeddedHost,
+        deviceKey: config.mqtt.deviceKey!,
+        maxPacketBytes: config.mqtt.maxPacketBytes,
+        maxConnections: config.mqtt.maxConnections,
+        maxConnectionsPerIp: config.mqtt.maxConnectionsPerIp,
+        log: categoryLogger(log, config, 'Ingestion.Broker'),
+      })
+    : undefined;
   if (backplane) services.push(backplane);
   if (broker) services.push(broker);
   services.push({
@@ -70,15 +78,24 @@ export function createTelemetryServices(config: AppConfig, log: Logger, lifetime
   });
 
   const sources: IngestionSource[] = [];
-  if (mqttEnabled) {
+  if (broker) sources.push(new EmbeddedBrokerSource({ broker, log: categoryLogger(log, config, 'Ingestion.Mqtt') }));
+  if (config.mqtt.url !== undefined) {
     sources.push(
       new MqttSource({
-        url: () => config.mqtt.url ?? broker!.url,
+        url: () => config.mqtt.url!,
         clientId: config.mqtt.clientId,
         qos: config.mqtt.qos,
-        protocolVersion: broker ? 4 : config.mqtt.protocolVersion,
+        protocolVersion: config.mqtt.protocolVersion,
         log: categoryLogger(log, config, 'Ingestion.Mqtt'),
       }),
+    );
+  }
+  if (!broker && config.mqtt.url === undefined && !config.eventHubs.connectionString) {
+    // Legitimate when readings arrive only through the management API (the serverless path), but
+    // more often an upgrade from when the embedded broker ran everywhere: say so at start.
+    log.warn(
+      { keys: ['ConnectionStrings:mqtt', 'ConnectionStrings:eventhubs', 'Ingestion:Mqtt:Embedded'] },
+      'no ingestion source configured; devices cannot publish to this hub',
     );
   }
   if (config.eventHubs.connectionString) {
@@ -103,10 +120,18 @@ export function createTelemetryServices(config: AppConfig, log: Logger, lifetime
   services.push(ingestion);
 
   // The built-in simulator publishes over MQTT; with only Event Hubs, use `npm run simulate -- --eventhubs`.
-  if (config.simulator.devices > 0 && mqttEnabled) {
+  if (config.simulator.devices > 0 && (broker || config.mqtt.url !== undefined)) {
+    if (!config.mqtt.url && config.simulator.devices > config.mqtt.maxConnectionsPerIp) {
+      log.warn(
+        { devices: config.simulator.devices, maxConnectionsPerIp: config.mqtt.maxConnectionsPerIp },
+        'simulator devices exceed Ingestion:Mqtt:MaxConnectionsPerIp; the rest cannot connect',
+      );
+    }
     services.push(
       new SimulatorService({
         brokerUrl: () => config.mqtt.url ?? broker!.url,
+        // Devices of the embedded broker authenticate; an external broker has rules of its own.
+        deviceKey: config.mqtt.url ? undefined : config.mqtt.deviceKey,
         tenant: config.simulator.tenant,
         devices: config.simulator.devices,
         rate: config.simulator.rate,

@@ -15,6 +15,8 @@ export const DROP_REASONS = [
   'duplicate',
   // A new device of a tenant at `Hub:MaxDevicesPerTenant`, or of a hub at `Hub:MaxDevices`.
   'device_limit',
+  // The embedded broker refused a publish to a topic other than the device's own (connection closed).
+  'topic_not_allowed',
 ] as const;
 
 export type DropReason = (typeof DROP_REASONS)[number];

@@ -87,6 +87,10 @@ export class ReadingPipeline implements ReadingSink {
     return { accepted: true };
   }
 
+  refused(reason: DropReason, raw: RawReading): void {
+    this.#drop(reason, raw, this.#now());
+  }
+
   /** Publishes every reading the throttle still holds; call at shutdown after sources stopped. */
   flush(): void {
     this.#throttle.flush();

@@ -1,3 +1,5 @@
+import type { DropReason } from './drop-reason.js';
+
 /**
  * The ingestion seam. A source runs until its signal aborts, handing every raw message to the sink.
  * Sources know transports (MQTT, Event Hubs); they never validate, throttle or touch the hub.
@@ -24,6 +26,8 @@ export type SinkResult = { accepted: true } | { accepted: false; reason: string 
 export interface ReadingSink {
   /** Synchronous so a source can never interleave a reading with another of the same device. */
   offer(raw: RawReading): SinkResult;
+  /** A message the transport refused before it became a reading; counted and logged with the drops. */
+  refused?(reason: DropReason, raw: RawReading): void;
 }
 
 export interface IngestionSource {

@@ -5,3 +5,10 @@
 export const DEV_JWT_SECRET = 'telemetry-hub-development-secret-change-me-0123456789';
 export const DEV_JWT_ISSUER = 'telemetry-hub-dev';
 export const DEV_JWT_AUDIENCE = 'telemetry-hub';
+
+/**
+ * Development-only key for device tokens on the embedded broker, fixed so `npm run token -- --device`
+ * mints tokens `npm start` accepts. Public by design: refused outside Development, and on a
+ * non-loopback `Ingestion:Mqtt:EmbeddedHost`.
+ */
+export const DEV_DEVICE_KEY = 'telemetry-hub-development-device-key-change-me-0123456789';

@@ -1,7 +1,8 @@
 import { createEventHubsPublisher } from './eventhubs-producer.js';
 import { createMqttPublisher } from './mqtt-publisher.js';
 import type { ReadingPublisher } from './publisher.js';
-import { runSimulator } from './simulator.js';
+import { runSimulator, simulatorDeviceId } from './simulator.js';
+import { DEV_DEVICE_KEY } from '../security/dev-defaults.js';
 import { parseSimulatorArgs, SIMULATOR_USAGE, type SimulatorArgs } from './simulator-args.js';
 
 let args: SimulatorArgs;
@@ -14,8 +15,11 @@ try {
 
 let publisher: ReadingPublisher;
 try {
+  // Tokens are harmless where a broker does not ask for them (Mosquitto with anonymous access).
+  const deviceKey = args.deviceKey ?? process.env['Ingestion__Mqtt__DeviceKey'] ?? DEV_DEVICE_KEY;
+  const deviceIds = Array.from({ length: args.devices }, (_, i) => simulatorDeviceId(i));
   publisher = args.url
-    ? await createMqttPublisher(args.url, { qos: args.qos })
+    ? await createMqttPublisher(args.url, { qos: args.qos, deviceKey, devices: { tenantId: args.tenant, deviceIds } })
     : await createEventHubsPublisher(args.eventhubs!, args.eventhubName);
 } catch (err) {
   process.stderr.write(`simulate: cannot connect: ${(err as Error).message}\n`);

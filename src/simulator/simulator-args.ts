@@ -9,11 +9,15 @@ export interface SimulatorArgs {
   devices: number;
   rate: number;
   qos: 0 | 1;
+  /** Signs device tokens (one connection per device); undefined → the caller's default. */
+  deviceKey: string | undefined;
 }
 
 export const SIMULATOR_USAGE = `usage: npm run simulate -- (--url mqtt://HOST:PORT | --eventhubs CONNECTION_STRING [--eventhub NAME])
-                             [--tenant demo] [--devices 10] [--rate 1] [--qos 0]
-  --rate is readings per device per second.`;
+                             [--tenant demo] [--devices 10] [--rate 1] [--qos 0] [--device-key KEY]
+  --rate is readings per device per second.
+  --device-key signs each device's token for the embedded broker (one connection per device); default:
+  the environment variable Ingestion__Mqtt__DeviceKey, else the development key \`npm start\` uses.`;
 
 /** Parses the simulator's flags; throws an Error whose message names the bad flag. */
 export function parseSimulatorArgs(argv: readonly string[]): SimulatorArgs {
@@ -27,6 +31,7 @@ export function parseSimulatorArgs(argv: readonly string[]): SimulatorArgs {
       devices: { type: 'string', default: '10' },
       rate: { type: 'string', default: '1' },
       qos: { type: 'string', default: '0' },
+      'device-key': { type: 'string' },
     },
     strict: true,
   });
@@ -38,6 +43,8 @@ export function parseSimulatorArgs(argv: readonly string[]): SimulatorArgs {
   const rate = Number(values.rate);
   if (!Number.isFinite(rate) || rate <= 0 || rate > 1000) throw new Error('--rate must be a number above 0, up to 1000');
   if (values.qos !== '0' && values.qos !== '1') throw new Error('--qos must be 0 or 1');
+  const deviceKey = values['device-key'];
+  if (deviceKey !== undefined && Buffer.byteLength(deviceKey) < 32) throw new Error('--device-key must be at least 32 bytes');
   return {
     url: values.url,
     eventhubs: values.eventhubs,
@@ -46,5 +53,6 @@ export function parseSimulatorArgs(argv: readonly string[]): SimulatorArgs {
     devices,
     rate,
     qos: values.qos === '1' ? 1 : 0,
+    deviceKey,
   };
 }

@@ -8,14 +8,26 @@ export class SimulatorService extends BackgroundService {
   readonly name = 'simulator';
 
   constructor(
-    private readonly options: { brokerUrl: () => string; tenant: string; devices: number; rate: number; log: Logger },
+    private readonly options: {
+      brokerUrl: () => string;
+      /** Set for the embedded broker: the simulator signs each device's token itself. */
+      deviceKey?: string | undefined;
+      tenant: string;
+      devices: number;
+      rate: number;
+      log: Logger;
+    },
   ) {
     super();
   }
 
   protected async execute(stopping: AbortSignal): Promise<void> {
     const { tenant, devices, rate, log } = this.options;
-    const publisher = await createMqttPublisher(this.options.brokerUrl(), { clientId: `hub-simulator-${process.pid}` });
+    const { deviceKey } = this.options;
+    const publisher = await createMqttPublisher(this.options.brokerUrl(), {
+      clientId: `hub-simulator-${process.pid}`,
+      ...(deviceKey !== undefined ? { deviceKey } : {}),
+    });
     log.info({ tenant, devices, rate }, 'simulator publishing');
     try {
       await runSimulator({ tenant, devices, rate, publisher, onError: (err) => log.debug({ err }, 'simulator publish failed') }, stopping);

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { signDeviceToken } from '../security/device-token.js';
 import { signUserToken } from '../security/jwt-bearer.js';
 import { isValidId } from '../protocol/reading.js';
 import type { JwtSigningSettings } from './token-config.js';
@@ -17,6 +18,7 @@ export const TokenExit = { ok: 0, usage: 2, config: 78 } as const;
 
 export const TOKEN_USAGE = `usage: token --sub S --tenant T [--role R ...] [--expires SECONDS]
              [--secret X] [--issuer I] [--audience A] [--environment E] [--Section:Key=value ...]
+       token --device D --tenant T [--expires SECONDS] [--device-key K] [--environment E] [--Section:Key=value ...]
 
 Prints a user access token (HS256) with claims sub, tenant_id and roles, signed with the
 configured Auth:Jwt:Secret / Issuer / Audience, resolved like the hub's configuration
@@ -29,6 +31,12 @@ The environment is Development (development secret) unless HUB_ENVIRONMENT or --
   --secret    signing secret (overrides Auth:Jwt:Secret)
   --issuer    iss (overrides Auth:Jwt:Issuer)
   --audience  aud (overrides Auth:Jwt:Audience)
+
+With --device, prints a device token for the embedded MQTT broker instead (MQTT password; any
+username): HS256 with Ingestion:Mqtt:DeviceKey (the development key in Development), claims
+sub = device id, tenant_id, aud = mqtt. It does not expire unless --expires says so.
+  --device      device id (same rules as --tenant)
+  --device-key  signing key (overrides Ingestion:Mqtt:DeviceKey)
 `;
 
 /**
@@ -53,6 +61,8 @@ export async function runTokenCli(
       args: toolArgs,
       options: {
         sub: { type: 'string' },
+        device: { type: 'string' },
+        'device-key': { type: 'string' },
         tenant: { type: 'string' },
         role: { type: 'string', multiple: true },
         expires: { type: 'string' },
@@ -71,6 +81,7 @@ export async function runTokenCli(
     io.stdout(TOKEN_USAGE);
     return TokenExit.ok;
   }
+  if (values.device !== undefined) return runDeviceToken(values, resolveSettings, configArgs, io, now, fail);
   if (!values.sub) return fail('--sub is required');
   if (!values.tenant) return fail('--tenant is required');
   if (!isValidId(values.tenant)) return fail(`--tenant "${values.tenant}" is not a valid tenant id`);
@@ -109,6 +120,46 @@ export async function runTokenCli(
   } catch (err) {
     return fail((err as Error).message);
   }
+  io.stdout(`${token}\n`);
+  return TokenExit.ok;
+}
+
+async function runDeviceToken(
+  values: { device?: string; tenant?: string; sub?: string; role?: string[]; expires?: string; 'device-key'?: string },
+  resolveSettings: ResolveJwtSettings,
+  configArgs: string[],
+  io: CliIo,
+  now: number,
+  fail: (message: string) => number,
+): Promise<number> {
+  if (values.sub !== undefined || values.role !== undefined) return fail('--device and --sub/--role do not go together');
+  if (!isValidId(values.device)) return fail(`--device "${values.device}" is not a valid device id`);
+  if (!values.tenant) return fail('--tenant is required');
+  if (!isValidId(values.tenant)) return fail(`--tenant "${values.tenant}" is not a valid tenant id`);
+  if (values.expires !== undefined && !/^[1-9]\d{0,9}$/.test(values.expires)) {
+    return fail(`--expires "${values.expires}" is not a positive whole number of seconds`);
+  }
+  let key = values['device-key'];
+  if (key !== undefined && Buffer.byteLength(key) < 32) return fail('the device key must be at least 32 bytes');
+  if (key === undefined) {
+    try {
+      key = resolveSettings(configArgs).deviceKey;
+    } catch (err) {
+      io.stderr(`token: ${(err as Error).message}\n`);
+      return TokenExit.config;
+    }
+  }
+  if (key === undefined) {
+    io.stderr('token: Ingestion:Mqtt:DeviceKey is not configured (the embedded broker is off); pass --device-key or configure it\n');
+    return TokenExit.config;
+  }
+  const token = await signDeviceToken({
+    tenantId: values.tenant,
+    deviceId: values.device,
+    key,
+    ...(values.expires !== undefined ? { expiresInSeconds: Number(values.expires) } : {}),
+    now,
+  });
   io.stdout(`${token}\n`);
   return TokenExit.ok;
 }

@@ -1,8 +1,10 @@
 import type { AppConfig } from '../host/config/app-config.js';
 import { loadConfig } from '../host/config/load-config.js';
 
-/** The user-token settings the token CLI signs with. */
-export type JwtSigningSettings = Pick<AppConfig['jwt'], 'secret' | 'issuer' | 'audience' | 'jwksUri'>;
+/** The settings the token CLI signs with: user tokens (`Auth:Jwt:*`) and device tokens (`Ingestion:Mqtt:DeviceKey`). */
+export type JwtSigningSettings = Pick<AppConfig['jwt'], 'secret' | 'issuer' | 'audience' | 'jwksUri'> & {
+  deviceKey?: string | undefined;
+};
 
 /**
  * `Auth:Jwt:*` resolved exactly as the hub resolves it (defaults < appsettings.json <
@@ -13,6 +15,7 @@ export type JwtSigningSettings = Pick<AppConfig['jwt'], 'secret' | 'issuer' | 'a
  */
 export function jwtSettingsFromConfig(args: readonly string[], env: NodeJS.ProcessEnv, contentRoot: string): JwtSigningSettings {
   const withEnvironment = env['HUB_ENVIRONMENT'] === undefined ? { ...env, HUB_ENVIRONMENT: 'Development' } : env;
-  const { secret, issuer, audience, jwksUri } = loadConfig({ args, env: withEnvironment, contentRoot }).jwt;
-  return { secret, issuer, audience, jwksUri };
+  const config = loadConfig({ args, env: withEnvironment, contentRoot });
+  const { secret, issuer, audience, jwksUri } = config.jwt;
+  return { secret, issuer, audience, jwksUri, deviceKey: config.mqtt.deviceKey };
 }

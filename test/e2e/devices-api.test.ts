@@ -1,16 +1,16 @@
-import mqtt, { type MqttClient } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, startApp, userToken, type RunningApp } from '../support/app-harness.js';
+import { DeviceFleet } from '../support/mqtt-device.js';
 
 type Page = { items: { deviceId: string; lastSeen: number; last: { seq: number; data: Record<string, unknown> } | null }[]; nextCursor: string | null };
 
 describe('GET /v1/devices', () => {
   let hub: RunningApp;
-  let device: MqttClient;
+  let device: DeviceFleet;
 
   beforeAll(async () => {
     hub = await startApp();
-    device = await mqtt.connectAsync(hub.brokerUrl!, { clientId: 'devices-api-test' });
+    device = new DeviceFleet(hub.brokerUrl!);
   });
   afterAll(async () => {
     await device?.endAsync();

@@ -1,12 +1,12 @@
-import mqtt from 'mqtt';
 import { describe, expect, it } from 'vitest';
 import { connectTelemetry, eventually, startApp, userToken } from '../support/app-harness.js';
+import { DeviceFleet } from '../support/mqtt-device.js';
 
 describe('shutdown order of the main job', () => {
   it('delivers a reading the throttle still held before the hub closes the subscriber’s socket', async () => {
     // 1 reading/s per device: the second reading waits in the throttle for up to a second.
     const hub = await startApp(['--Throttle:MaxPerSecondPerDevice=1']);
-    const device = await mqtt.connectAsync(hub.brokerUrl!, { clientId: 'shutdown-order-device' });
+    const device = new DeviceFleet(hub.brokerUrl!);
     await eventually(() => hub.app.telemetry.ingestion.connected, 5000, 'ingestion connected');
     const socket = await connectTelemetry(hub.url, await userToken('sd'));
     const events: string[] = [];

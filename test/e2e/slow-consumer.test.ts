@@ -1,7 +1,7 @@
-import mqtt from 'mqtt';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectTelemetry, eventually, startApp, userToken, type RunningApp } from '../support/app-harness.js';
+import { DeviceFleet } from '../support/mqtt-device.js';
 
 /**
  * A raw engine.io/socket.io client over ws, so the test can stop reading from the socket: a
@@ -48,7 +48,7 @@ describe('slow consumers', () => {
   });
 
   it('a client that never reads keeps only the newest reading per device, and others are not slowed', async () => {
-    const device = await mqtt.connectAsync(hub.brokerUrl!, { clientId: 'slow-test-device' });
+    const device = new DeviceFleet(hub.brokerUrl!);
     await eventually(() => hub.app.telemetry.ingestion.connected, 5000, 'ingestion connected');
     const token = await userToken('slow');
     const stalled = await stalledClient(hub.url, token, ['d0', 'd1']);

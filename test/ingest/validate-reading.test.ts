@@ -111,9 +111,10 @@ describe('validateReading drops', () => {
 
   it('covers every validation drop reason in these cases', () => {
     // `duplicate` (a repeated transport-numbered reading) and `device_limit` (no room for a new
-    // device) are the pipeline's own reasons, not validation's.
-    const pipelineReasons: readonly string[] = ['duplicate', 'device_limit'];
-    expect(new Set(cases.map((c) => c[2]))).toEqual(new Set(DROP_REASONS.filter((r) => !pipelineReasons.includes(r))));
+    // device) are the pipeline's own reasons, and `topic_not_allowed` the embedded broker's
+    // (test/security/embedded-broker.test.ts): none is validation's.
+    const notValidation: readonly string[] = ['duplicate', 'device_limit', 'topic_not_allowed'];
+    expect(new Set(cases.map((c) => c[2]))).toEqual(new Set(DROP_REASONS.filter((r) => !notValidation.includes(r))));
   });
 
   it('checks size before decoding: an oversized payload of invalid UTF-8 is too_large', () => {

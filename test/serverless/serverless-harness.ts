@@ -1,9 +1,9 @@
 import type { Duplex } from 'node:stream';
 import { startOfficialClient, type Subscriber } from '../support/web-pubsub-client.js';
-import mqtt, { type MqttClient } from 'mqtt';
 
 export type { Subscriber };
 import { eventually, startApp, type RunningApp } from '../support/app-harness.js';
+import { DeviceFleet } from '../support/mqtt-device.js';
 
 
 export interface ServerlessApp {
@@ -15,7 +15,7 @@ export interface ServerlessApp {
   readonly upgrades: Duplex[];
   /** The `tenant_id` header of every management API request the host received. */
   readonly managementTenants: (string | undefined)[];
-  readonly device: MqttClient;
+  readonly device: DeviceFleet;
   /** Publishes one reading as a device would, over MQTT to the embedded broker. */
   publish(tenantId: string, deviceId: string, data: Record<string, unknown>): Promise<void>;
   stop(): Promise<void>;
@@ -32,7 +32,7 @@ export async function startServerlessApp(): Promise<ServerlessApp> {
       return next();
     });
   });
-  const device = await mqtt.connectAsync(running.brokerUrl!, { clientId: `serverless-device-${process.pid}` });
+  const device = new DeviceFleet(running.brokerUrl!);
   await eventually(() => running.app.telemetry.ingestion.connected, 5000, 'ingestion connected');
   return {
     running,

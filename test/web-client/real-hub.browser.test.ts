@@ -162,15 +162,18 @@ describe.skipIf(skipBrowserTests)('dashboard against the real hub', () => {
 
   it('in Production: the sign-in panel takes a pasted access token, then lists devices and charts them live; sign-out ends the session', async () => {
     const jwt = { secret: 'production-secret-'.padEnd(48, 'p'), issuer: 'https://issuer.test', audience: 'telemetry-hub' };
+    const deviceKey = 'production-device-key-'.padEnd(48, 'd');
     const prod = await startApp([
       '--environment=Production',
+      '--Ingestion:Mqtt:Embedded=true',
+      `--Ingestion:Mqtt:DeviceKey=${deviceKey}`,
       '--Throttle:MaxPerSecondPerDevice=100',
       `--Hub:AccessKey=${'k'.repeat(40)}`,
       `--Auth:Jwt:Secret=${jwt.secret}`,
       `--Auth:Jwt:Issuer=${jwt.issuer}`,
       `--Auth:Jwt:Audience=${jwt.audience}`,
     ]);
-    const prodDevices = await MqttDevices.connect(prod.brokerUrl!);
+    const prodDevices = await MqttDevices.connect(prod.brokerUrl!, deviceKey);
     const stream = prodDevices.stream('acme', ['line-1', 'line-2'], 4);
     try {
       const page = await newPage();

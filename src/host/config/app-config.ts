@@ -16,9 +16,17 @@ export interface AppConfig {
     readonly maxPendingUpgrades: number;
   };
   readonly mqtt: {
-    /** Unset → the embedded broker on embeddedPort. */
+    /** An external broker the hub subscribes to. */
     readonly url: string | undefined;
     readonly embeddedPort: number;
+    /** Run the embedded broker (devices authenticate with device tokens). */
+    readonly embedded: boolean;
+    readonly embeddedHost: string;
+    /** Signs and verifies device tokens; set whenever `embedded` is. */
+    readonly deviceKey: string | undefined;
+    readonly maxPacketBytes: number;
+    readonly maxConnections: number;
+    readonly maxConnectionsPerIp: number;
     readonly qos: 0 | 1;
     readonly protocolVersion: 4 | 5;
     readonly clientId: string;
@@ -91,6 +99,12 @@ export function toAppConfig(
     mqtt: {
       url: v('ConnectionStrings:mqtt'),
       embeddedPort: v('Ingestion:Mqtt:EmbeddedPort'),
+      embedded: v('Ingestion:Mqtt:Embedded'),
+      embeddedHost: v('Ingestion:Mqtt:EmbeddedHost'),
+      deviceKey: v('Ingestion:Mqtt:DeviceKey'),
+      maxPacketBytes: v('Ingestion:Mqtt:MaxPacketBytes'),
+      maxConnections: v('Ingestion:Mqtt:MaxConnections'),
+      maxConnectionsPerIp: v('Ingestion:Mqtt:MaxConnectionsPerIp'),
       qos: v('Ingestion:Mqtt:Qos'),
       protocolVersion: v('Ingestion:Mqtt:ProtocolVersion'),
       clientId: v('Ingestion:Mqtt:ClientId'),

@@ -61,11 +61,13 @@ export function loadConfig(inputs: ConfigInputs): AppConfig {
         const shown = def.secret ? '' : ` (got '${String(entry.value)}' from ${entry.source})`;
         problems.push(`${def.key}: ${(err as Error).message}${def.secret ? ` (from ${entry.source})` : shown}`);
       }
-      continue;
+    } else {
+      const fallback = def.default?.(ctx);
+      if (fallback !== undefined) values.set(def.key, fallback);
+      else if (def.required?.(ctx)) problems.push(`${def.key}: is required in ${environment}${def.requiredWhen ? ` ${def.requiredWhen}` : ''}`);
     }
-    const fallback = def.default?.(ctx);
-    if (fallback !== undefined) values.set(def.key, fallback);
-    else if (def.required?.(ctx)) problems.push(`${def.key}: is required in ${environment}${def.requiredWhen ? ` ${def.requiredWhen}` : ''}`);
+    const problem = values.has(def.key) ? def.check?.(values.get(def.key), ctx) : undefined;
+    if (problem !== undefined) problems.push(`${def.key}: ${problem}`);
   }
 
   const categoryLevels: Record<string, LogLevel> = {};
@@ -83,7 +85,7 @@ export function loadConfig(inputs: ConfigInputs): AppConfig {
 }
 
 function dependsOnOthers(def: KeyDefinition): boolean {
-  return ['Auth:Jwt:Secret', 'Ingestion:EventHubs:Tenant', 'ConnectionStrings:redis'].includes(def.key);
+  return def.key === 'Auth:Jwt:Secret' || def.dependent === true;
 }
 
 /** Keys from files and the command line that no part of the hub reads: likely typos, worth a warning. */

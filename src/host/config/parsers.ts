@@ -22,6 +22,15 @@ export function num(min: number, max: number, { exclusiveMin = false } = {}) {
 
 export const port = int(0, 65535);
 
+/** `true`/`false` (any case), also 1/0 and yes/no as environment variables often spell them. */
+export function bool(raw: Raw): boolean {
+  if (typeof raw === 'boolean') return raw;
+  const s = String(raw).trim().toLowerCase();
+  if (['true', '1', 'yes'].includes(s)) return true;
+  if (['false', '0', 'no'].includes(s)) return false;
+  throw new Error('must be true or false');
+}
+
 export function str({ minLength = 1, pattern }: { minLength?: number; pattern?: RegExp } = {}) {
   return (raw: Raw): string => {
     const s = String(raw).trim();

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { ID_PATTERN } from '../../protocol/reading.js';
 import { parseDeviceTenants } from '../../ingest/eventhubs/event-tenancy.js';
-import { DEV_JWT_AUDIENCE, DEV_JWT_ISSUER, DEV_JWT_SECRET } from '../../security/dev-defaults.js';
+import { DEV_DEVICE_KEY, DEV_JWT_AUDIENCE, DEV_JWT_ISSUER, DEV_JWT_SECRET } from '../../security/dev-defaults.js';
 import * as p from './parsers.js';
 
 export const ENVIRONMENTS = ['Development', 'Staging', 'Production'] as const;
@@ -27,6 +27,10 @@ export interface KeyDefinition {
   requiredWhen?: string;
   /** Extra environment variable names, e.g. PORT. */
   envAliases?: string[];
+  /** A rule across keys, run on the resolved value; returns the problem, or undefined when fine. */
+  check?: (value: unknown, ctx: DefaultContext) => string | undefined;
+  /** Resolved after the keys without it, so its default, requirement and check can read them. */
+  dependent?: boolean;
 }
 
 const dev = (ctx: DefaultContext) => ctx.environment === 'Development';
@@ -45,6 +49,35 @@ export const SCHEMA: readonly KeyDefinition[] = [
   { key: 'Http:MaxPendingUpgrades', parse: p.int(1, 1_000_000), default: () => 1000 },
   { key: 'ConnectionStrings:mqtt', parse: p.url(['mqtt', 'mqtts', 'tcp', 'ssl', 'ws', 'wss']) },
   { key: 'Ingestion:Mqtt:EmbeddedPort', parse: p.port, default: () => 1884 },
+  { key: 'Ingestion:Mqtt:EmbeddedHost', parse: p.str(), default: () => '127.0.0.1' },
+  // Outside Development the embedded broker runs only when asked for, and then with a key of its own.
+  {
+    key: 'Ingestion:Mqtt:Embedded',
+    parse: p.bool,
+    dependent: true,
+    default: (ctx) => dev(ctx) && ctx.get('ConnectionStrings:mqtt') === undefined && ctx.get('ConnectionStrings:eventhubs') === undefined,
+  },
+  {
+    key: 'Ingestion:Mqtt:DeviceKey',
+    parse: p.str({ minLength: 32 }),
+    secret: true,
+    dependent: true,
+    default: (ctx) => (dev(ctx) && ctx.get('Ingestion:Mqtt:Embedded') === true ? DEV_DEVICE_KEY : undefined),
+    required: (ctx) => ctx.get('Ingestion:Mqtt:Embedded') === true,
+    check: (key, ctx) => {
+      if (key !== DEV_DEVICE_KEY) return undefined;
+      if (notDev(ctx)) return 'the public development key is refused outside Development; set a key of your own';
+      if (ctx.get('Ingestion:Mqtt:Embedded') === true && !isLoopbackHost(String(ctx.get('Ingestion:Mqtt:EmbeddedHost')))) {
+        return 'the public development key is accepted only while Ingestion:Mqtt:EmbeddedHost is a loopback address; set a key of your own';
+      }
+      return undefined;
+    },
+  },
+  // bytes; a larger MQTT packet (fixed header included) closes the connection before its body is read
+  { key: 'Ingestion:Mqtt:MaxPacketBytes', parse: p.int(1024, 268_435_460), default: () => 65_536 },
+  // open connections to the embedded broker, in total and from one remote address
+  { key: 'Ingestion:Mqtt:MaxConnections', parse: p.int(1, 1_000_000), default: () => 10_000 },
+  { key: 'Ingestion:Mqtt:MaxConnectionsPerIp', parse: p.int(1, 1_000_000), default: () => 100 },
   { key: 'Ingestion:Mqtt:Qos', parse: p.int(0, 1), default: () => 1 },
   // 5 carries traceparent as a user property; 4 (3.1.1) for older brokers. The embedded broker is always 4.
   { key: 'Ingestion:Mqtt:ProtocolVersion', parse: p.int(4, 5), default: () => 5 },
@@ -63,6 +96,7 @@ export const SCHEMA: readonly KeyDefinition[] = [
   {
     key: 'Ingestion:EventHubs:Tenant',
     parse: p.str({ pattern: ID_PATTERN }),
+    dependent: true,
     required: (ctx) => ctx.get('ConnectionStrings:eventhubs') !== undefined && ctx.get('Ingestion:EventHubs:DeviceTenants') === undefined,
     requiredWhen: 'when ConnectionStrings:eventhubs is set (or set Ingestion:EventHubs:DeviceTenants)',
   },
@@ -74,10 +108,11 @@ export const SCHEMA: readonly KeyDefinition[] = [
     key: 'ConnectionStrings:redis',
     parse: p.url(['redis', 'rediss']),
     secret: true,
+    dependent: true,
     required: (ctx) => ctx.environment === 'Production' && ctx.get('ConnectionStrings:eventhubs') !== undefined,
     requiredWhen: 'when ConnectionStrings:eventhubs is set (Event Hubs checkpoints; in memory every restart reads all retained events again)',
   },
-  // devices remembered over all tenants (last value, seq); past it the least recently seen is forgotten
+  // devices remembered over all tenants (last value, seq); a new device beyond it is refused
   { key: 'Hub:MaxDevices', parse: p.int(1, 10_000_000), default: () => 100_000 },
   // devices remembered per tenant; a tenant's new device beyond it is refused (known ones keep their seq)
   { key: 'Hub:MaxDevicesPerTenant', parse: p.int(1, 10_000_000), default: () => 10_000 },
@@ -126,6 +161,10 @@ export const SCHEMA: readonly KeyDefinition[] = [
   },
   { key: 'Logging:LogLevel:Default', parse: p.logLevel, default: () => 'info' },
 ];
+
+function isLoopbackHost(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
 
 /** `Logging:LogLevel:<Category>` keys beyond Default are open-ended. */
 export const LOG_LEVEL_PREFIX = 'logging:loglevel:';

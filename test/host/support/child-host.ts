@@ -53,8 +53,9 @@ export class ChildHost {
 
   /** The bound URL from the `listening` line (JSON or the readable Development format). */
   async listeningUrl(): Promise<string> {
-    const m = await this.waitFor(/listening[\s\S]*?"?url"?:\s*"(http:\/\/[^"]+)"/);
-    return m[1]!;
+    // JSON puts the fields before the message, the readable format after it.
+    const m = await this.waitFor(/"url":"(http:\/\/[^"]+)"[^\n]*"msg":"listening"|\blistening\b[^\n]*\n(?:\s+\w+:[^\n]*\n)*?\s+url:\s*"(http:\/\/[^"]+)"/);
+    return (m[1] ?? m[2])!;
   }
 
   signal(signal: NodeJS.Signals): void {

@@ -1,5 +1,5 @@
 // Devices for browser tests of the real hub: real MQTT publishes to the hub's (embedded) broker.
-import { connectAsync, type MqttClient } from 'mqtt';
+import { DeviceFleet } from '../../support/mqtt-device.js';
 
 export interface Stream {
   /** Readings published so far. */
@@ -15,10 +15,11 @@ function temperature(n: number, phase: number): number {
 export class MqttDevices {
   private readonly streams = new Set<Stream>();
 
-  private constructor(private readonly client: MqttClient) {}
+  private constructor(private readonly client: DeviceFleet) {}
 
-  static async connect(brokerUrl: string): Promise<MqttDevices> {
-    return new MqttDevices(await connectAsync(brokerUrl, { clientId: `web-client-test-${process.pid}-${Date.now()}`, reconnectPeriod: 0 }));
+  /** Each device connects with a device token of its own, as the embedded broker requires. */
+  static async connect(brokerUrl: string, deviceKey?: string): Promise<MqttDevices> {
+    return new MqttDevices(new DeviceFleet(brokerUrl, deviceKey === undefined ? {} : { deviceKey }));
   }
 
   /** One reading, `ts` = now; resolves once the broker has it (QoS 1). */
