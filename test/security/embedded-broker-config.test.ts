@@ -46,7 +46,7 @@ describe('embedded broker configuration', () => {
 
   it('Development with a broker or Event Hubs configured: no embedded broker unless asked for', () => {
     expect(load(['--environment=Development', '--ConnectionStrings:mqtt=mqtt://127.0.0.1:1883']).mqtt.embedded).toBe(false);
-    expect(load(['--environment=Development', '--ConnectionStrings:eventhubs=Endpoint=sb://x/;EntityPath=y']).mqtt.embedded).toBe(false);
+    expect(load(['--environment=Development', '--ConnectionStrings:eventhubs=Endpoint=sb://x/;EntityPath=y', '--Ingestion:EventHubs:Tenant=t1']).mqtt.embedded).toBe(false);
   });
 
   it('outside Development: off by default; when enabled, Ingestion:Mqtt:DeviceKey is required', () => {

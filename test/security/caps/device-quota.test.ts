@@ -1,29 +1,29 @@
-import mqtt, { type MqttClient } from 'mqtt';
 import type { Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WireReading } from '../../../src/protocol/reading.js';
 import { connectTelemetry, eventually, startApp, userToken, type RunningApp } from '../../support/app-harness.js';
+import { DeviceFleet } from '../../support/mqtt-device.js';
 
 // Hub:MaxDevicesPerTenant (with the global Hub:MaxDevices): one tenant inventing device ids cannot
 // push another tenant's devices out of the registry or restart their seq.
 let running: RunningApp;
-let device: MqttClient;
+let devices: DeviceFleet;
 let socket: Socket;
 
 beforeAll(async () => {
   running = await startApp(['--Hub:MaxDevicesPerTenant=5', '--Hub:MaxDevices=20', '--Throttle:MaxPerSecondPerDevice=1000']);
-  device = await mqtt.connectAsync(running.brokerUrl!, { clientId: `quota-device-${process.pid}` });
+  devices = new DeviceFleet(running.brokerUrl!);
   await eventually(() => running.app.telemetry.ingestion.connected, 5000, 'ingestion connected');
 });
 
 afterAll(async () => {
   socket?.close();
-  await device.endAsync();
+  await devices.endAsync();
   await running.stop();
 });
 
 const publish = (tenant: string, id: string, data: object) =>
-  device.publishAsync(`tenants/${tenant}/devices/${id}/telemetry`, JSON.stringify(data), { qos: 1 });
+  devices.publishAsync(`tenants/${tenant}/devices/${id}/telemetry`, JSON.stringify(data), { qos: 1 });
 
 describe('Hub:MaxDevicesPerTenant', () => {
   it("a tenant's flood of new device ids is refused past its quota; another tenant's device keeps its seq", async () => {
