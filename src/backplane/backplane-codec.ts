@@ -9,13 +9,13 @@ export interface BackplaneWire {
 
 /**
  * The backplane's JSON text. A message's data is plain JSON except when its `dataType` is
- * `binary`, whose bytes travel as a base64 string in `data`. The hub sets `dataType`, never the
+ * `binary` or `protobuf` (an encoded `Any`), whose bytes travel as a base64 string in `data`. The hub sets `dataType`, never the
  * data, so user data is carried as it is: no value inside it (a `$b64` key, a `{ type: "Buffer" }`
  * object) can make it arrive as anything else.
  */
 export function encodeBackplaneWire(wire: BackplaneWire): string {
   const { message } = wire.envelope;
-  if (message.dataType !== 'binary') return JSON.stringify(wire);
+  if (!isBytes(message.dataType)) return JSON.stringify(wire);
   const data = bytesOf(message.data).toString('base64');
   return JSON.stringify({ ...wire, envelope: { ...wire.envelope, message: { ...message, data } } });
 }
@@ -25,7 +25,7 @@ export function decodeBackplaneWire(text: string): BackplaneWire {
   const wire = JSON.parse(text) as BackplaneWire;
   const message = wire?.envelope?.message as MessageData | undefined;
   if (typeof wire?.node !== 'string' || typeof message !== 'object' || message === null) throw new Error('not a backplane message');
-  if (message.dataType === 'binary') message.data = Buffer.from(typeof message.data === 'string' ? message.data : '', 'base64');
+  if (isBytes(message.dataType)) message.data = Buffer.from(typeof message.data === 'string' ? message.data : '', 'base64');
   return wire;
 }
 
@@ -34,4 +34,8 @@ function bytesOf(data: unknown): Buffer {
   if (data instanceof Uint8Array) return Buffer.from(data.buffer, data.byteOffset, data.byteLength);
   if (data instanceof ArrayBuffer) return Buffer.from(data);
   return Buffer.from(typeof data === 'string' ? data : '', 'utf8');
+}
+
+function isBytes(dataType: MessageData['dataType']): boolean {
+  return dataType === 'binary' || dataType === 'protobuf';
 }

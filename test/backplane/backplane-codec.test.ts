@@ -11,7 +11,7 @@ describe('backplane codec', () => {
         expect(decoded.node).toBe(node);
         // toEqual tells -0 from 0 and a Buffer from anything else; an absent conflationKey is undefined.
         expect(decoded.envelope).toEqual(env);
-        if (env.message.dataType === 'binary') expect(Buffer.isBuffer(decoded.envelope.message.data)).toBe(true);
+        if (env.message.dataType === 'binary' || env.message.dataType === 'protobuf') expect(Buffer.isBuffer(decoded.envelope.message.data)).toBe(true);
       }),
       { numRuns: 2000 },
     );

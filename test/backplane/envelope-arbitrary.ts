@@ -10,11 +10,11 @@ const json = fc.oneof(
   fc.record({ type: fc.constant('Buffer'), data: fc.array(fc.nat(255)) }),
   fc.dictionary(fc.constantFrom('$b64', 'type', 'data', '__proto__'), fc.jsonValue()),
 );
-/** Any message the hub can send: arbitrary JSON, text, or bytes. */
+/** Any message the hub can send: arbitrary JSON, text, or bytes (binary, or an encoded protobuf `Any`). */
 const message: fc.Arbitrary<MessageData> = fc.oneof(
   fc.record({ ...common, dataType: fc.constant('json' as const), data: json }),
   fc.record({ ...common, dataType: fc.constant('text' as const), data: fc.string({ unit: 'grapheme' }) }),
-  fc.record({ ...common, dataType: fc.constant('binary' as const), data: fc.uint8Array({ maxLength: 256 }).map((b) => Buffer.from(b)) }),
+  fc.record({ ...common, dataType: fc.constantFrom('binary' as const, 'protobuf' as const), data: fc.uint8Array({ maxLength: 256 }).map((b) => Buffer.from(b)) }),
 );
 /** Any envelope a hub can publish. */
 export const envelope: fc.Arbitrary<BackplaneEnvelope> = fc.oneof(

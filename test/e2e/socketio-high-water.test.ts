@@ -1,8 +1,8 @@
-import mqtt from 'mqtt';
 import type { Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WireReading } from '../../src/protocol/reading.js';
 import { connectTelemetry, eventually, startApp, userToken, type RunningApp } from '../support/app-harness.js';
+import { DeviceFleet } from '../support/mqtt-device.js';
 
 /** The net.Socket under a socket.io-client's WebSocket transport (engine.io-client uses `ws` in Node). */
 function tcpSocketOf(socket: Socket): { pause(): void; resume(): void } {
@@ -15,7 +15,7 @@ describe('socket.io slow consumer following many devices', () => {
   let hub: RunningApp;
 
   beforeAll(async () => {
-    hub = await startApp(['--Throttle:MaxPerSecondPerDevice=1000']);
+    hub = await startApp(['--Throttle:MaxPerSecondPerDevice=1000', '--Ingestion:Mqtt:MaxConnectionsPerIp=1000']);
   });
 
   afterAll(async () => {
@@ -25,7 +25,8 @@ describe('socket.io slow consumer following many devices', () => {
   it("a stalled official client following 200 busy devices ends with every device's newest seq", async () => {
     const tenant = 'highwater';
     const devices = Array.from({ length: 200 }, (_, i) => `hw-${String(i).padStart(3, '0')}`);
-    const publisher = await mqtt.connectAsync(hub.brokerUrl!, { clientId: 'high-water-devices' });
+    const publisher = new DeviceFleet(hub.brokerUrl!);
+    await Promise.all(devices.map((d) => publisher.client(tenant, d)));
     await eventually(() => hub.app.telemetry.ingestion.connected, 5000, 'ingestion connected');
 
     const client = await connectTelemetry(hub.url, await userToken(tenant));

@@ -1,9 +1,9 @@
 import { WebPubSubServiceClient } from '@azure/web-pubsub';
 import { HubOutboundMessage } from '../../src/hub/outbound-message.js';
-import mqtt from 'mqtt';
 import type { Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectTelemetry, eventually, startApp, userToken, type RunningApp } from '../support/app-harness.js';
+import { connectDevice } from '../support/mqtt-device.js';
 
 /** Every event a socket.io client receives, in order, as [name, ...args]. */
 function record(socket: Socket): unknown[][] {
@@ -83,7 +83,7 @@ describe('socket.io wire forms of every hub message kind (official socket.io-cli
 
   it('a device reading still arrives as a `reading` event with the Reading', async () => {
     const { events } = await subscribed('wire', 'dev2');
-    const device = await mqtt.connectAsync(hub.brokerUrl!, { clientId: `wire-device-${process.pid}` });
+    const device = await connectDevice(hub.brokerUrl!, 'wire', 'dev2');
     await eventually(() => hub.app.telemetry.ingestion.connected, 5000, 'ingestion connected');
     await device.publishAsync('tenants/wire/devices/dev2/telemetry', JSON.stringify({ ts: 1763800000000, t: 21.5 }), { qos: 1 });
     await eventually(() => events.length === 1, 5000, 'the reading');
