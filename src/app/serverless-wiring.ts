@@ -19,7 +19,8 @@ import { mapFunctionEndpoints } from './functions-endpoints.js';
  */
 export function wireServerless(app: Application, log: Logger): void {
   const { config, telemetry, web } = app;
-  const auth: UpgradeAuthOptions = { accessKey: config.hub.accessKey, hubName: config.hub.name };
+  const publicBaseUrls = config.http.publicBaseUrl !== undefined ? [config.http.publicBaseUrl] : [];
+  const auth: UpgradeAuthOptions = { accessKey: config.hub.accessKey, hubName: config.hub.name, publicBaseUrls };
   const endpoint = new WebPubSubEndpoint({
     hub: telemetry.hub,
     lastReading: (tenantId, deviceId) => telemetry.registry.last(tenantId, deviceId),
@@ -28,7 +29,7 @@ export function wireServerless(app: Application, log: Logger): void {
   app.server.onClosing(() => endpoint.closeAll());
 
   mapClientHub(web.routes, endpoint, auth);
-  mapManagementApi(web.routes, createManagementHandler({ hub: telemetry.hub, hubName: auth.hubName, accessKey: auth.accessKey }));
+  mapManagementApi(web.routes, createManagementHandler({ hub: telemetry.hub, hubName: auth.hubName, accessKey: auth.accessKey, publicBaseUrls }));
   mapFunctionEndpoints(web.routes.group('/api'), {
     hubName: auth.hubName,
     accessKey: auth.accessKey,
@@ -47,7 +48,8 @@ function mapClientHub(routes: EndpointGroup, endpoint: WebPubSubEndpoint, auth: 
       if (http.upgrade === undefined) {
         return Results.problem(Errors.HTTP_UPGRADE_REQUIRED, 'Connect with a WebSocket upgrade.', undefined, { upgrade: 'websocket' });
       }
-      const verified = await authenticateClientUpgrade(http.raw, auth);
+      // Negotiate signed the URL the client was given (the public one behind a proxy): accept that audience.
+      const verified = await authenticateClientUpgrade(http.raw, { ...auth, publicBaseUrls: [...(auth.publicBaseUrls ?? []), http.origin] });
       if (!verified.ok) return Results.problem(Errors[verified.rejection.key], verified.rejection.detail);
       endpoint.handleUpgrade(http.raw, http.upgrade.socket, http.upgrade.head, verified.context);
       return Results.handled();
