@@ -1,5 +1,5 @@
 import type { IncomingMessage, Server } from 'node:http';
-import type { Socket } from 'node:net';
+import { Socket as NetSocket, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
@@ -114,7 +114,8 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
     );
     const headers = new Map<string, string>([['content-type', PROBLEM_CONTENT_TYPE]]);
     addSecurityHeaders(headers, resolveOrigin(request.raw).startsWith('https:'));
-    if (definition.status === 413) {
+    // inject() has no real socket to write to; it gets the same answer through the reply.
+    if (definition.status === 413 && request.raw.socket instanceof NetSocket) {
       // The rest of the body may still be on its way: answer, then close without a reset.
       void reply.hijack();
       answerAndClose(request.raw.socket, rawResponseBytes(413, headers, JSON.stringify(body)), { drain: request.raw });
