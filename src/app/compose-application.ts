@@ -108,9 +108,11 @@ export function composeApplication(config: AppConfig, log: Logger, extend?: (app
   for (const service of app.services) host.add(service);
   host.add(server);
   host.lifetime.onStarted(() => {
-    // What a newcomer needs after `npm start`: where to look and where devices publish.
+    // What a newcomer needs after `npm start`: where to look and where devices publish (loopback
+    // spelled as the name people type; Development listens on 127.0.0.1).
+    const base = server.url!.replace('//127.0.0.1:', '//localhost:');
     log.info(
-      { dashboard: `${server.url}/`, mqtt: config.mqtt.url !== undefined ? redactText(config.mqtt.url) : telemetry.broker?.url.replace('127.0.0.1', 'localhost'), health: `${server.url}/health/ready` },
+      { dashboard: `${base}/`, mqtt: config.mqtt.url !== undefined ? redactText(config.mqtt.url) : telemetry.broker?.url.replace('127.0.0.1', 'localhost'), health: `${base}/health/ready` },
       'telemetry hub ready',
     );
   });
