@@ -20,6 +20,7 @@ export interface AppConfig {
     readonly keepAliveTimeoutMs: number;
     readonly maxConnections: number;
     readonly maxHeaderBytes: number;
+    readonly closeLingerMs: number;
   };
   readonly mqtt: {
     /** Unset → the embedded broker on embeddedPort. */
@@ -92,6 +93,7 @@ export function toAppConfig(
       keepAliveTimeoutMs: v<number>('Http:KeepAliveTimeoutSeconds') * 1000,
       maxConnections: v('Http:MaxConnections'),
       maxHeaderBytes: v('Http:MaxHeaderBytes'),
+      closeLingerMs: v<number>('Http:CloseLingerSeconds') * 1000,
     },
     mqtt: {
       url: v('ConnectionStrings:mqtt'),

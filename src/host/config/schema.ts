@@ -45,6 +45,8 @@ export const SCHEMA: readonly KeyDefinition[] = [
   { key: 'Http:KeepAliveTimeoutSeconds', parse: p.num(0.1, 600), default: () => 5 },
   // open TCP connections (WebSockets included); beyond it new ones are closed at once
   { key: 'Http:MaxConnections', parse: p.int(1, 10_000_000), default: () => 10_000 },
+  // seconds a client answered 413/431 may go on sending (read and dropped) before its connection is cut
+  { key: 'Http:CloseLingerSeconds', parse: p.num(0, 60), default: () => 5 },
   // bytes of request line + headers (431 beyond)
   { key: 'Http:MaxHeaderBytes', parse: p.int(1024, 1024 * 1024), default: () => 16 * 1024 },
   // bytes; the largest request body any endpoint accepts (413 beyond it)

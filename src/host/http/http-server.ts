@@ -37,6 +37,8 @@ export interface HttpLimits {
   maxConnections: number;
   /** Request line + headers; beyond it 431. */
   maxHeaderBytes: number;
+  /** After a 413/431 answer, how long what the client still sends is read and dropped before the cut. */
+  closeLingerMs: number;
 }
 
 const DEFAULT_LIMITS: HttpLimits = {
@@ -45,6 +47,7 @@ const DEFAULT_LIMITS: HttpLimits = {
   keepAliveTimeoutMs: 5_000,
   maxConnections: 10_000,
   maxHeaderBytes: 16 * 1024,
+  closeLingerMs: 5_000,
 };
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'];
@@ -71,7 +74,7 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
       connectionsCheckingInterval: Math.max(100, Math.min(1000, limits.headersTimeoutMs / 2)),
     },
     // Oversized headers and overdue requests never reach a handler: answered here, as problem+json.
-    clientErrorHandler: (error: Error & { code?: string }, socket) => answerClientError(error, socket, log),
+    clientErrorHandler: (error: Error & { code?: string }, socket) => answerClientError(error, socket, log, limits.closeLingerMs),
     // While draining, requests on connections the server still holds run through the pipeline, so
     // /health/ready answers its own 503 report and every error stays problem+json.
     return503OnClosing: false,
@@ -118,7 +121,7 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
     if (definition.status === 413 && request.raw.socket instanceof NetSocket) {
       // The rest of the body may still be on its way: answer, then close without a reset.
       void reply.hijack();
-      answerAndClose(request.raw.socket, rawResponseBytes(413, headers, JSON.stringify(body)), { drain: request.raw });
+      answerAndClose(request.raw.socket, rawResponseBytes(413, headers, JSON.stringify(body)), { drain: request.raw, lingerMs: limits.closeLingerMs });
       return;
     }
     void reply.code(definition.status).headers(Object.fromEntries(headers)).send(JSON.stringify(body));
@@ -194,7 +197,7 @@ async function run(app: RequestDelegate, ctx: HttpContext, development: boolean,
  * headers or request overdue → 408, anything else malformed → 400): a problem+json answer, then the
  * connection closes. No traceparent can be trusted here (the headers never parsed), so a fresh trace id.
  */
-function answerClientError(error: Error & { code?: string }, socket: Duplex, log: Logger): void {
+function answerClientError(error: Error & { code?: string }, socket: Duplex, log: Logger, lingerMs: number): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   const definition =
     error.code === 'HPE_HEADER_OVERFLOW'
@@ -221,7 +224,7 @@ function answerClientError(error: Error & { code?: string }, socket: Duplex, log
     else socket.destroy();
     return;
   }
-  answerAndClose(socket, rawResponseBytes(definition.status, headers, body));
+  answerAndClose(socket, rawResponseBytes(definition.status, headers, body), { lingerMs });
 }
 
 /** What Fastify rejected before the pipeline, as a catalogue entry. */

@@ -1,8 +1,5 @@
 import type { Duplex } from 'node:stream';
 
-/** How long the client may go on sending after its answer before the socket is cut. */
-export const LINGER_MS = 5000;
-
 /**
  * Writes a complete response on a socket whose client may still be sending (an oversized body or
  * header block), then closes gracefully. Closing a socket with unread input makes the kernel send
@@ -11,9 +8,9 @@ export const LINGER_MS = 5000;
  * closes or `lingerMs` passes. `drain` keeps the bytes flowing when a request stream sits between
  * the socket and us (it pauses the socket when nobody reads it).
  */
-export function answerAndClose(socket: Duplex, response: Buffer, options: { drain?: NodeJS.ReadableStream; lingerMs?: number } = {}): void {
+export function answerAndClose(socket: Duplex, response: Buffer, options: { drain?: NodeJS.ReadableStream; lingerMs: number }): void {
   if (socket.destroyed) return;
-  const timer = setTimeout(() => socket.destroy(), options.lingerMs ?? LINGER_MS);
+  const timer = setTimeout(() => socket.destroy(), options.lingerMs);
   timer.unref();
   socket.once('close', () => clearTimeout(timer));
   socket.on('error', () => socket.destroy());
