@@ -3,10 +3,12 @@ import type { AppConfig } from '../host/config/app-config.js';
 import { HealthChecks } from '../host/health/health-checks.js';
 import { mapHealthEndpoints } from '../host/health/health-endpoints.js';
 import { createHttpServer } from '../host/http/http-server.js';
+import { createOriginResolver } from '../host/http/public-origin.js';
 import { HttpServerService } from '../host/http/http-server-service.js';
 import { Host } from '../host/lifecycle/host.js';
 import type { HostedService } from '../host/lifecycle/hosted-service.js';
 import { categoryLogger } from '../host/logging.js';
+import { redactText } from '../host/config/redact-secrets.js';
 import type { RequestDelegate } from '../host/pipeline/middleware.js';
 import { WebApplication } from '../host/pipeline/web-application.js';
 import { createJwtVerifier, type JwtVerifier } from '../security/jwt-bearer.js';
@@ -67,6 +69,8 @@ export function composeApplication(config: AppConfig, log: Logger, extend?: (app
     bodyLimitBytes: config.http.bodyLimitBytes,
     development: config.isDevelopment,
     foreignUpgradePrefixes: ['/socket.io/'],
+    limits: config.http,
+    resolveOrigin: createOriginResolver(config.http),
   });
   const server = new HttpServerService({ fastify, log: httpLog, port: config.http.port, host: config.http.host });
 
@@ -113,9 +117,11 @@ export function composeApplication(config: AppConfig, log: Logger, extend?: (app
   for (const service of app.services) host.add(service);
   host.add(server);
   host.lifetime.onStarted(() => {
-    // What a newcomer needs after `npm start`: where to look and where devices publish.
+    // What a newcomer needs after `npm start`: where to look and where devices publish (loopback
+    // spelled as the name people type; Development listens on 127.0.0.1).
+    const base = server.url!.replace('//127.0.0.1:', '//localhost:');
     log.info(
-      { dashboard: `${server.url}/`, mqtt: config.mqtt.url ?? telemetry.broker?.url.replace('127.0.0.1', 'localhost'), health: `${server.url}/health/ready` },
+      { dashboard: `${base}/`, mqtt: config.mqtt.url !== undefined ? redactText(config.mqtt.url) : telemetry.broker?.url.replace('127.0.0.1', 'localhost'), health: `${base}/health/ready` },
       'telemetry hub ready',
     );
   });

@@ -16,6 +16,23 @@ export const DASHBOARD_DIR = (() => {
 })();
 
 /**
+ * The page's Content-Security-Policy: scripts and styles only from the hub's own built files (the
+ * built index.html has no inline script, and a test keeps it so), connections back to the hub only
+ * (socket.io and the Web PubSub endpoint; `'self'` covers ws(s) to the same host), never framed.
+ */
+export const DASHBOARD_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+/**
  * The dashboard at `/`: index.html revalidated on every load, hashed assets cached for a year.
  * Anonymous: the page signs in itself (cookie or dev token) before it calls the API.
  */
@@ -36,6 +53,7 @@ function serve(ctx: HttpContext, asset: StaticAsset | undefined, cacheControl: s
     return Results.problem(Errors.HTTP_NOT_FOUND, ctx.path === '/' ? 'The dashboard is not built (npm run build).' : 'No such file.');
   }
   const headers: Record<string, string> = { 'cache-control': cacheControl, etag: asset.etag, vary: 'Accept-Encoding' };
+  if (asset.type.startsWith('text/html')) headers['content-security-policy'] = DASHBOARD_CSP;
   if (ctx.headers['if-none-match'] === asset.etag) return Results.status(304, headers);
   const { body, encoding } = chooseEncoding(asset, ctx.headers['accept-encoding']);
   return Results.bytes(body, { ...headers, 'content-type': asset.type, ...(encoding ? { 'content-encoding': encoding } : {}) });

@@ -21,7 +21,8 @@ import { mapFunctionEndpoints } from './functions-endpoints.js';
  */
 export function wireServerless(app: Application, log: Logger): void {
   const { config, telemetry, web } = app;
-  const auth: UpgradeAuthOptions = { accessKey: config.hub.accessKey, hubName: config.hub.name };
+  const publicBaseUrls = config.http.publicBaseUrl !== undefined ? [config.http.publicBaseUrl] : [];
+  const auth: UpgradeAuthOptions = { accessKey: config.hub.accessKey, hubName: config.hub.name, publicBaseUrls };
   const endpoint = new WebPubSubEndpoint({
     hub: telemetry.hub,
     lastReading: (tenantId, deviceId) => telemetry.registry.last(tenantId, deviceId),
@@ -34,7 +35,14 @@ export function wireServerless(app: Application, log: Logger): void {
   const relayedReadings = new RelayedReadingGate(config.hub.maxDevices);
   mapManagementApi(
     web.routes,
-    createManagementHandler({ hub: telemetry.hub, hubName: auth.hubName, accessKey: auth.accessKey, maxMessageBytes: config.hub.maxMessageBytes, relayedReadings }),
+    createManagementHandler({
+      hub: telemetry.hub,
+      hubName: auth.hubName,
+      accessKey: auth.accessKey,
+      publicBaseUrls,
+      maxMessageBytes: config.hub.maxMessageBytes,
+      relayedReadings,
+    }),
   );
   mapFunctionEndpoints(web.routes.group('/api'), {
     hubName: auth.hubName,
@@ -63,7 +71,8 @@ function mapClientHub(routes: EndpointGroup, endpoint: WebPubSubEndpoint, auth: 
         return Results.problem(Errors[admission.key], admission.detail, extensions, headers);
       }
       try {
-        const verified = await authenticateClientUpgrade(http.raw, auth);
+        // Negotiate signed the URL the client was given (the public one behind a proxy): accept that audience.
+        const verified = await authenticateClientUpgrade(http.raw, { ...auth, publicBaseUrls: [...(auth.publicBaseUrls ?? []), http.origin] });
         if (!verified.ok) return Results.problem(Errors[verified.rejection.key], verified.rejection.detail);
         endpoint.handleUpgrade(http.raw, http.upgrade.socket, http.upgrade.head, verified.context);
         return Results.handled();

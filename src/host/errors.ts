@@ -25,6 +25,8 @@ export const Errors = define({
   HTTP_UNSUPPORTED_MEDIA_TYPE: [415, 'Unsupported Media Type'],
   HTTP_BAD_REQUEST: [400, 'Bad Request'],
   HTTP_BODY_TOO_LARGE: [413, 'Payload Too Large'],
+  HTTP_HEADERS_TOO_LARGE: [431, 'Request Header Fields Too Large'],
+  HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout'],
   HTTP_UPGRADE_REQUIRED: [426, 'Upgrade Required'],
   HTTP_AMBIGUOUS_ROUTE: [500, 'Ambiguous Route'],
   HTTP_INTERNAL: [500, 'Internal Server Error'],

@@ -1,6 +1,7 @@
 import { pino, type Logger, type LevelWithSilent } from 'pino';
 import pretty from 'pino-pretty';
 import type { AppConfig } from './config/app-config.js';
+import { createScrubber } from './config/redact-secrets.js';
 
 export type { Logger };
 
@@ -17,13 +18,17 @@ const REDACT = [...SECRET_KEYS, ...SECRET_KEYS.map((k) => `*.${k}`), 'req.header
  * `destination` lets tests capture output.
  */
 export function createRootLogger(
-  config: Pick<AppConfig, 'isDevelopment' | 'logging'>,
+  config: Pick<AppConfig, 'isDevelopment' | 'logging'> & Partial<Pick<AppConfig, 'secrets'>>,
   destination?: NodeJS.WritableStream,
 ): Logger {
+  // Field paths catch secrets we can name; the scrubber catches the configured secret values (and
+  // connection-string passwords) wherever else they turn up, e.g. inside a library's error message.
+  const scrub = createScrubber(config.secrets ?? []);
   const options = {
     level: config.logging.defaultLevel,
     base: undefined,
     redact: { paths: REDACT, censor: '[redacted]' },
+    hooks: { streamWrite: scrub },
   };
   if (config.isDevelopment && !destination) {
     // In-process pretty printing (no worker thread): start-up and shutdown lines are never lost.

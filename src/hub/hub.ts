@@ -115,6 +115,11 @@ export class Hub {
     return entry === undefined ? [] : [...entry.groups];
   }
 
+  /** The group's members on this node: connection id and user id (management API "list connections in a group"). */
+  membersOf(group: string): { connectionId: string; userId: string | undefined }[] {
+    return [...(this.#groups.get(group) ?? [])].map(({ connection }) => ({ connectionId: connection.id, userId: connection.userId }));
+  }
+
   /**
    * Adds a connection to a group (idempotent). False when the connection is not here or is in
    * `maxGroupsPerConnection` groups already; tryJoin tells which.

@@ -35,7 +35,8 @@ const HUB_NAME = /^[A-Za-z][A-Za-z0-9_`,.[\]]{0,127}$/;
  * The Azure Web PubSub data-plane REST subset over the hub, as one handler for `/api/health` and
  * `/api/hubs/…` (see isManagementPath). Order of checks: route (404), method (405), api-version
  * (400), bearer token (401), then the operation. Status codes follow the service: 200 add to
- * group (404 unknown connection), 204 remove/close (idempotent), 202 sends, 200/404 HEAD.
+ * group (404 unknown connection), 204 remove/close (idempotent), 202 sends, 200/404 HEAD, 200
+ * `{ value: [{ connectionId, userId }] }` listing a group's connections (api-version 2024-12-01's operation).
  * Connections are this node's (the hub's local view), except that sends (to a group, all, a user
  * or a connection) also reach other nodes through the backplane; a send to a connection that is
  * not here answers 202 when another node may have it (as the service does), else 404.
@@ -102,6 +103,11 @@ export function createManagementHandler(options: ManagementHandlerOptions): Mana
           }
         }
         return fail('MGMT_UNKNOWN_CONNECTION', `Connection '${route.connectionId}' does not exist.`);
+      case 'groupConnections': {
+        // One page holds every member: a group's members on one node are few enough to list at once.
+        const value = ours ? hub.membersOf(route.group).map(({ connectionId, userId }) => (userId === undefined ? { connectionId } : { connectionId, userId })) : [];
+        return { status: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify({ value }) };
+      }
       case 'connection':
         if (method === 'HEAD') return { status: ours && hub.hasConnection(route.connectionId) ? 200 : 404 };
         if (ours) hub.closeConnection(route.connectionId, 'kicked');

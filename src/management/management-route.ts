@@ -5,6 +5,7 @@
 export type ManagementRoute =
   | { op: 'health' }
   | { op: 'groupConnection'; hub: string; group: string; connectionId: string }
+  | { op: 'groupConnections'; hub: string; group: string }
   | { op: 'sendToGroup'; hub: string; group: string }
   | { op: 'sendToAll'; hub: string }
   | { op: 'connection'; hub: string; connectionId: string }
@@ -15,6 +16,7 @@ export type ManagementRoute =
 export const ROUTE_METHODS: Record<ManagementRoute['op'], readonly string[]> = {
   health: ['GET', 'HEAD'],
   groupConnection: ['PUT', 'DELETE'],
+  groupConnections: ['GET'],
   sendToGroup: ['POST'],
   sendToAll: ['POST'],
   connection: ['DELETE', 'HEAD'],
@@ -43,6 +45,7 @@ export function matchManagementRoute(path: string): ManagementRoute | undefined 
   if (n === 7 && a === 'connections' && c === ':send') return { op: 'sendToConnection', hub: hub!, connectionId: b! };
   if (n === 7 && a === 'users' && c === ':send') return { op: 'sendToUser', hub: hub!, userId: b! };
   if (n === 7 && a === 'groups' && c === ':send') return { op: 'sendToGroup', hub: hub!, group: b! };
+  if (n === 7 && a === 'groups' && c === 'connections') return { op: 'groupConnections', hub: hub!, group: b! };
   if (n === 8 && a === 'groups' && c === 'connections') return { op: 'groupConnection', hub: hub!, group: b!, connectionId: d! };
   return undefined;
 }

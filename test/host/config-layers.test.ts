@@ -108,7 +108,7 @@ describe('configuration validation', () => {
       contentRoot: contentRoot(),
     });
     const described = JSON.stringify(config.describe());
-    expect(config.describe()).toMatchObject({ 'Hub:AccessKey': '[redacted]', 'ConnectionStrings:redis': '[redacted]', 'Http:Port': 8080 });
+    expect(config.describe()).toMatchObject({ 'Hub:AccessKey': '[redacted]', 'ConnectionStrings:redis': 'redis://:[redacted]@cache:6379', 'Http:Port': 8080 });
     expect(described).not.toContain(SECRETS['Hub:AccessKey']);
     expect(described).not.toContain('pw-in-url');
   });

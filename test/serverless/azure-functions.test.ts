@@ -127,7 +127,7 @@ describe('Azure Functions adapters (functions/src/functions/*.ts) against the ho
       expect(headerOf(fn, 'www-authenticate') ?? null).toBe(host.headers.get('www-authenticate'));
       expect(json(fn)).toMatchObject({ instance: '/api/subscribe', traceId: TRACE_ID });
     }
-    expect(hub.running.app.telemetry.hub.groupsOf(c.connectionId)).toEqual([]);
+    expect(hub.running.app.telemetry.hub.groupsOf(c.connectionId)).toEqual(['owner:t2:user-t2']);
   });
 
   it('a management API failure is 502 FUNC_UPSTREAM without the internal error', async () => {

@@ -26,7 +26,8 @@ async function connect(tenant: string, reliable: boolean, sub?: string): Promise
 
 describe('POST /api/negotiate', () => {
   it('answers a client access URL for the user: sub and tenant_id, no roles, the host as audience', async () => {
-    const res = await negotiate(hub.url, await userToken('t1', { sub: 'alice' }));
+    const user = await userToken('t1', { sub: 'alice', expiresInSeconds: 4 * 3600 });
+    const res = await negotiate(hub.url, user);
     expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toBe('no-store');
     const { url } = (await res.json()) as { url: string };
@@ -35,6 +36,8 @@ describe('POST /api/negotiate', () => {
     const claims = decodeJwt(parsed.searchParams.get('access_token')!);
     expect(claims).toMatchObject({ sub: 'alice', tenant_id: 't1', aud: `${hub.url}/client/hubs/telemetry` });
     expect(claims.role).toBeUndefined();
+    // Joined on connect: the group subscribe checks ownership with.
+    expect(claims['webpubsub.group']).toEqual(['owner:t1:alice']);
     expect(claims.exp! - claims.iat!).toBe(3600);
   });
 

@@ -37,7 +37,7 @@ describe('json.reliable.webpubsub.azure.v1 over the serverless flow', () => {
       // Recovered, not reconnected: same session, a second upgrade, no second `connected`.
       expect(hub.upgrades.length).toBeGreaterThan(upgradesBefore);
       expect(c.connectedEvents).toBe(1);
-      expect(hub.running.app.telemetry.hub.groupsOf(c.connectionId)).toEqual(['device:t1:rel']);
+      expect(hub.running.app.telemetry.hub.groupsOf(c.connectionId)).toEqual(['owner:t1:user-t1', 'device:t1:rel']);
 
       await hub.publish('t1', 'rel', { n: 4 });
       await eventually(() => c.group.length === 4, 5000, 'live again');

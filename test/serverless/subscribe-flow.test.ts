@@ -33,7 +33,7 @@ describe('serverless flow: negotiate → connect → POST /api/subscribe → rea
     const res = await subscribe(hub.url, await userToken('t1'), { connectionId: c.connectionId, deviceId: device });
     expect(res.status).toBe(204);
     expect(await res.text()).toBe('');
-    expect(hub.running.app.telemetry.hub.groupsOf(c.connectionId)).toEqual([`device:t1:${device}`]);
+    expect(hub.running.app.telemetry.hub.groupsOf(c.connectionId)).toEqual(['owner:t1:user-t1', `device:t1:${device}`]);
 
     await hub.publish('t1', device, { temperature: 12 });
     await hub.publish('t1', device, { temperature: 13 });
@@ -95,7 +95,7 @@ describe('POST /api/subscribe refusals', () => {
     const res = await subscribe(hub.url, await userToken('t2'), { connectionId: c.connectionId, deviceId: 'd1', tenantId: 't1' });
     expect(res.status).toBe(403);
     expect(await problemOf(res)).toMatchObject({ code: 'HUB_ERR_AUTH_FORBIDDEN' });
-    expect(hub.running.app.telemetry.hub.groupsOf(c.connectionId)).toEqual([]);
+    expect(hub.running.app.telemetry.hub.groupsOf(c.connectionId)).toEqual(['owner:t2:user-t2']);
     // Even an admin stays in its own tenant.
     const admin = await subscribe(hub.url, await userToken('t2', { roles: ['admin'] }), { connectionId: c.connectionId, deviceId: 'd1', tenantId: 't1' });
     expect(admin.status).toBe(403);

@@ -17,6 +17,7 @@ describe.skipIf(skipBrowserTests)('dashboard against the real hub', () => {
   let hub: RunningApp;
   let devices: MqttDevices;
   const contexts: BrowserContext[] = [];
+  const cspViolations: string[] = [];
 
   beforeAll(async () => {
     // The hub serves dist/web-client: make sure it is today's dashboard (a no-op when up to date).
@@ -29,6 +30,8 @@ describe.skipIf(skipBrowserTests)('dashboard against the real hub', () => {
   // Each test's pages go when it ends: a page left open keeps its frame loop and subscriptions running.
   afterEach(async () => {
     for (const c of contexts.splice(0)) await c.close().catch(() => {});
+    // The dashboard runs under its Content-Security-Policy: nothing it does may be refused by it.
+    expect(cspViolations.splice(0)).toEqual([]);
   });
 
   afterAll(async () => {
@@ -41,6 +44,9 @@ describe.skipIf(skipBrowserTests)('dashboard against the real hub', () => {
     const context = await browser.newContext({ viewport });
     contexts.push(context);
     const page = await context.newPage();
+    page.on('console', (m) => {
+      if (/content security policy/i.test(m.text())) cspViolations.push(m.text());
+    });
     if (prefs) await page.addInitScript(([k, v]) => localStorage.setItem(k as string, v as string), [PREFS, JSON.stringify(prefs)]);
     return page;
   }

@@ -7,11 +7,12 @@ import { authenticateUser } from './authenticate-user.js';
 import { noContent, problemResponse, type FunctionLog, type FunctionRequest, type FunctionResponse } from './function-http.js';
 import { parseSubscribeBody } from './subscribe-body.js';
 import { describeUpstreamFailure } from './upstream-failure.js';
+import { ownerGroup } from '../web-pubsub/client-url-issuer.js';
 
 export interface SubscribeDeps {
   readonly users: JwtVerifier;
   /** The Web PubSub data-plane client (Azure Web PubSub, or the hub's compatible management API). */
-  readonly service: Pick<WebPubSubServiceClient, 'connectionExists' | 'group'>;
+  readonly service: Pick<WebPubSubServiceClient, 'group'>;
   readonly log: FunctionLog;
 }
 
@@ -21,6 +22,10 @@ export interface SubscribeDeps {
  * 401 no/invalid token, 400 bad body, 403 another tenant's device, 404 unknown connection,
  * 429 when the connection is in as many groups as the hub allows (HUB_ERR_HUB_LIMIT),
  * 502 when the management API fails otherwise (details logged, never returned).
+ *
+ * Only the caller's own connections: a connection belongs to the user it was negotiated for, which
+ * the function learns by listing the user's owner group (see ownerGroup). Someone else's connection
+ * gets the same 404 as one that does not exist, so connection ids of other users cannot be probed.
  */
 export async function handleSubscribe(req: FunctionRequest, deps: SubscribeDeps): Promise<FunctionResponse> {
   const auth = await authenticateUser(req, deps.users);
@@ -36,11 +41,10 @@ export async function handleSubscribe(req: FunctionRequest, deps: SubscribeDeps)
   }
   const unknown = () => problemResponse(req, 'FUNC_UNKNOWN_CONNECTION', `Connection '${connectionId}' does not exist.`);
   try {
-    // HEAD first: a clear 404 for an unknown connection, whatever the add call reports for one.
     // The tenant travels with the outbound calls (header tenant_id), so the service side can
     // resolve it again and log it (spec: tenant context across hops).
     const options = { requestOptions: { customHeaders: { [TENANT_HEADER]: tenantId } } };
-    if (!(await deps.service.connectionExists(connectionId, options))) return unknown();
+    if (!(await isOwnConnection(deps.service, ownerGroup(principal.tenantId, principal.sub), connectionId, options))) return unknown();
     await deps.service.group(deviceGroup(tenantId, deviceId)).addConnection(connectionId, options);
   } catch (err) {
     const failure = describeUpstreamFailure(err);
@@ -53,4 +57,17 @@ export async function handleSubscribe(req: FunctionRequest, deps: SubscribeDeps)
     return problemResponse(req, 'FUNC_UPSTREAM', 'The real-time service did not accept the request; try again later.');
   }
   return noContent();
+}
+
+/** True when `connectionId` is one of the owner group's members: a connection negotiated for this user. */
+async function isOwnConnection(
+  service: Pick<WebPubSubServiceClient, 'group'>,
+  owner: string,
+  connectionId: string,
+  options: { requestOptions: { customHeaders: Record<string, string> } },
+): Promise<boolean> {
+  for await (const member of await service.group(owner).listConnections(options)) {
+    if (member.connectionId === connectionId) return true;
+  }
+  return false;
 }

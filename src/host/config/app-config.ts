@@ -2,6 +2,7 @@ import type { EnvironmentName } from './schema.js';
 import { SCHEMA } from './schema.js';
 import type { LogLevel } from './parsers.js';
 import type { EventTenancy } from '../../ingest/eventhubs/event-tenancy.js';
+import { REDACTED, redactText, secretFragments } from './redact-secrets.js';
 
 /** The resolved configuration, frozen. Passed down; nothing below main reads the environment. */
 export interface AppConfig {
@@ -14,6 +15,16 @@ export interface AppConfig {
     readonly webSocketUpgradesPerIpPerSecond: number;
     readonly webSocketUpgradeBurstPerIp: number;
     readonly maxPendingUpgrades: number;
+    /** `Http:PublicBaseUrl` without a trailing slash; unset → the request's own scheme and Host. */
+    readonly publicBaseUrl: string | undefined;
+    /** `Http:TrustedProxies`: IPs and CIDR ranges whose X-Forwarded-Proto/Host are believed. */
+    readonly trustedProxies: readonly string[];
+    readonly headersTimeoutMs: number;
+    readonly requestTimeoutMs: number;
+    readonly keepAliveTimeoutMs: number;
+    readonly maxConnections: number;
+    readonly maxHeaderBytes: number;
+    readonly closeLingerMs: number;
   };
   readonly mqtt: {
     /** An external broker the hub subscribes to. */
@@ -66,7 +77,9 @@ export interface AppConfig {
   readonly logging: { readonly defaultLevel: LogLevel; readonly categories: Readonly<Record<string, LogLevel>> };
   /** Keys from files or the command line that nothing reads (logged as a warning at start). */
   readonly unknownKeys: readonly string[];
-  /** Non-secret keys and their values, for the start-up log. */
+  /** Configured secret values (and the secret parts of connection strings): scrubbed from every log line. */
+  readonly secrets: readonly string[];
+  /** Keys and their values for the start-up log; secrets redacted (connection strings keep their host). */
   describe(): Record<string, unknown>;
 }
 
@@ -76,6 +89,10 @@ function deepFreeze<T>(o: T): T {
     Object.freeze(o);
   }
   return o;
+}
+
+function isConnectionString(key: string): boolean {
+  return key.startsWith('ConnectionStrings:');
 }
 
 export function toAppConfig(
@@ -95,6 +112,14 @@ export function toAppConfig(
       webSocketUpgradesPerIpPerSecond: v('Http:WebSocketUpgradesPerIpPerSecond'),
       webSocketUpgradeBurstPerIp: v('Http:WebSocketUpgradeBurstPerIp'),
       maxPendingUpgrades: v('Http:MaxPendingUpgrades'),
+      publicBaseUrl: v<string | undefined>('Http:PublicBaseUrl')?.replace(/\/+$/, ''),
+      trustedProxies: v<string[] | undefined>('Http:TrustedProxies') ?? [],
+      headersTimeoutMs: v<number>('Http:HeadersTimeoutSeconds') * 1000,
+      requestTimeoutMs: v<number>('Http:RequestTimeoutSeconds') * 1000,
+      keepAliveTimeoutMs: v<number>('Http:KeepAliveTimeoutSeconds') * 1000,
+      maxConnections: v('Http:MaxConnections'),
+      maxHeaderBytes: v('Http:MaxHeaderBytes'),
+      closeLingerMs: v<number>('Http:CloseLingerSeconds') * 1000,
     },
     mqtt: {
       url: v('ConnectionStrings:mqtt'),
@@ -142,11 +167,15 @@ export function toAppConfig(
     cors: { allowedOrigins: v('Cors:AllowedOrigins') },
     logging: { defaultLevel: v('Logging:LogLevel:Default'), categories },
     unknownKeys,
+    secrets: SCHEMA.filter((def) => def.secret && typeof values.get(def.key) === 'string').flatMap((def) =>
+      secretFragments(values.get(def.key) as string, isConnectionString(def.key)),
+    ),
     describe() {
       const out: Record<string, unknown> = { environment };
       for (const def of SCHEMA) {
         if (!values.has(def.key)) continue;
-        out[def.key] = def.secret ? '[redacted]' : values.get(def.key);
+        const value = values.get(def.key);
+        out[def.key] = !def.secret ? value : isConnectionString(def.key) ? redactText(String(value)) : REDACTED;
       }
       return out;
     },

@@ -3,11 +3,17 @@ import { argsLayer, envLayer, fileLayer, type Entry, type Layer } from './source
 import { logLevel, type LogLevel } from './parsers.js';
 import type { AppConfig } from './app-config.js';
 import { toAppConfig } from './app-config.js';
+import { redactText } from './redact-secrets.js';
+import { DEV_JWT_SECRET } from '../../security/dev-defaults.js';
 
 /** Start-up stops with this; each problem names its key. */
 export class ConfigError extends Error {
-  constructor(readonly problems: readonly string[]) {
-    super(`invalid configuration:\n  - ${problems.join('\n  - ')}`);
+  readonly problems: readonly string[];
+  constructor(problems: readonly string[]) {
+    // A value echoed in a problem may be a URL or connection string with a password in it.
+    const redacted = problems.map(redactText);
+    super(`invalid configuration:\n  - ${redacted.join('\n  - ')}`);
+    this.problems = redacted;
     this.name = 'ConfigError';
   }
 }
@@ -80,8 +86,33 @@ export function loadConfig(inputs: ConfigInputs): AppConfig {
     }
   }
 
+  problems.push(...crossKeyProblems(environment, values));
   if (problems.length > 0) throw new ConfigError(problems);
   return toAppConfig(environment, values, categoryLevels, unknownKeys(merged));
+}
+
+/** Secrets that are public knowledge: fine on a developer's machine, never anywhere else. */
+const WELL_KNOWN_SECRETS = new Set([DEV_JWT_SECRET]);
+/** HS256 keys shorter than the hash (32 bytes) are brute-forceable (RFC 7518 §3.2). */
+const MIN_SECRET_BYTES = 32;
+
+function crossKeyProblems(environment: EnvironmentName, values: ReadonlyMap<string, unknown>): string[] {
+  const problems: string[] = [];
+  for (const def of SCHEMA) {
+    const value = values.get(def.key);
+    if (!def.secret || typeof value !== 'string' || def.key.startsWith('ConnectionStrings:')) continue;
+    if (environment !== 'Development' && WELL_KNOWN_SECRETS.has(value)) {
+      problems.push(`${def.key}: is the well-known development secret; set a secret of your own in ${environment}`);
+    } else if (Buffer.byteLength(value) < MIN_SECRET_BYTES) {
+      problems.push(`${def.key}: must be at least ${MIN_SECRET_BYTES} bytes`);
+    }
+  }
+  const headers = values.get('Http:HeadersTimeoutSeconds') as number | undefined;
+  const request = values.get('Http:RequestTimeoutSeconds') as number | undefined;
+  if (headers !== undefined && request !== undefined && headers > request) {
+    problems.push(`Http:HeadersTimeoutSeconds: must not exceed Http:RequestTimeoutSeconds (${request})`);
+  }
+  return problems;
 }
 
 function dependsOnOthers(def: KeyDefinition): boolean {

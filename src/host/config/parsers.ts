@@ -1,4 +1,5 @@
 /** Value parsers for configuration keys. Each throws a short reason; the loader names the key. */
+import { isIP } from 'node:net';
 
 export type Raw = string | number | boolean;
 
@@ -84,4 +85,20 @@ export function logLevel(raw: Raw): LogLevel {
   const level = alias[s] ?? s;
   if (!(LOG_LEVELS as readonly string[]).includes(level)) throw new Error(`must be one of ${LOG_LEVELS.join(', ')}`);
   return level as LogLevel;
+}
+
+/** Comma separated IP addresses or CIDR ranges (IPv4 or IPv6), e.g. `10.0.0.0/8, ::1`. */
+export function addressList(raw: Raw): string[] {
+  const list = String(raw)
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  for (const entry of list) {
+    const [address, prefix, extra] = entry.split('/');
+    const family = isIP(address ?? '');
+    const bits = family === 4 ? 32 : 128;
+    const validPrefix = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= bits);
+    if (family === 0 || !validPrefix || extra !== undefined) throw new Error(`'${entry}' is not an IP address or CIDR range`);
+  }
+  return list;
 }

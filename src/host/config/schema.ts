@@ -39,7 +39,23 @@ const notDev = (ctx: DefaultContext) => !dev(ctx);
 /** Every configuration key the hub reads. Units are in the names or noted. */
 export const SCHEMA: readonly KeyDefinition[] = [
   { key: 'Http:Port', parse: p.port, default: () => 8080, envAliases: ['PORT'] },
-  { key: 'Http:Host', parse: p.str(), default: () => '0.0.0.0' },
+  // Development binds loopback only: its sign-in hands out tokens to anyone who can reach it.
+  { key: 'Http:Host', parse: p.str(), default: (ctx) => (dev(ctx) ? '127.0.0.1' : '0.0.0.0') },
+  // The URL clients use (behind a TLS proxy: https://…); decides Secure cookies, HSTS and ws(s) negotiate URLs.
+  { key: 'Http:PublicBaseUrl', parse: p.url(['http', 'https']) },
+  // Comma separated IPs or CIDRs whose X-Forwarded-Proto/Host are believed; unset → forwarded headers are ignored.
+  { key: 'Http:TrustedProxies', parse: p.addressList },
+  // seconds: a request's headers must arrive within HeadersTimeout (slowloris), the whole request within RequestTimeout
+  { key: 'Http:HeadersTimeoutSeconds', parse: p.num(0.1, 600), default: () => 10 },
+  { key: 'Http:RequestTimeoutSeconds', parse: p.num(0.1, 3600), default: () => 60 },
+  // seconds an idle kept-alive connection stays open
+  { key: 'Http:KeepAliveTimeoutSeconds', parse: p.num(0.1, 600), default: () => 5 },
+  // open TCP connections (WebSockets included); beyond it new ones are closed at once
+  { key: 'Http:MaxConnections', parse: p.int(1, 10_000_000), default: () => 10_000 },
+  // seconds a client answered 413/431 may go on sending (read and dropped) before its connection is cut
+  { key: 'Http:CloseLingerSeconds', parse: p.num(0, 60), default: () => 5 },
+  // bytes of request line + headers (431 beyond)
+  { key: 'Http:MaxHeaderBytes', parse: p.int(1024, 1024 * 1024), default: () => 16 * 1024 },
   // bytes; the largest request body any endpoint accepts (413 beyond it)
   { key: 'Http:BodyLimitBytes', parse: p.int(1024, 64 * 1024 * 1024), default: () => 1024 * 1024 },
   // WebSocket handshakes (Web PubSub and socket.io) per client address: this many per second, bursts up to the burst
@@ -47,7 +63,7 @@ export const SCHEMA: readonly KeyDefinition[] = [
   { key: 'Http:WebSocketUpgradeBurstPerIp', parse: p.int(1, 100_000), default: () => 40 },
   // WebSocket/socket.io handshakes begun but not yet authenticated, over all clients (503 beyond)
   { key: 'Http:MaxPendingUpgrades', parse: p.int(1, 1_000_000), default: () => 1000 },
-  { key: 'ConnectionStrings:mqtt', parse: p.url(['mqtt', 'mqtts', 'tcp', 'ssl', 'ws', 'wss']) },
+  { key: 'ConnectionStrings:mqtt', parse: p.url(['mqtt', 'mqtts', 'tcp', 'ssl', 'ws', 'wss']), secret: true },
   { key: 'Ingestion:Mqtt:EmbeddedPort', parse: p.port, default: () => 1884 },
   { key: 'Ingestion:Mqtt:EmbeddedHost', parse: p.str(), default: () => '127.0.0.1' },
   // Outside Development the embedded broker runs only when asked for, and then with a key of its own.

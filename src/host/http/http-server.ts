@@ -1,4 +1,5 @@
 import type { IncomingMessage, Server } from 'node:http';
+import { Socket as NetSocket, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
@@ -8,7 +9,10 @@ import { HttpContext } from '../pipeline/http-context.js';
 import type { RequestDelegate } from '../pipeline/middleware.js';
 import { writeErrorProblem } from '../pipeline/results.js';
 import { continueTrace } from '../trace-context.js';
-import { writeRawResponse } from './raw-response.js';
+import { answerAndClose } from './lingering-close.js';
+import { createOriginResolver, type OriginResolver } from './public-origin.js';
+import { rawResponseBytes, writeRawResponse } from './raw-response.js';
+import { addSecurityHeaders } from './security-headers.js';
 
 export interface HttpServerOptions {
   app: RequestDelegate;
@@ -17,7 +21,34 @@ export interface HttpServerOptions {
   development: boolean;
   /** Upgrade requests under these prefixes belong to another listener (socket.io's engine). */
   foreignUpgradePrefixes?: readonly string[];
+  /** Connection limits (`Http:*`); defaults as in the configuration table. */
+  limits?: Partial<HttpLimits>;
+  /** The public scheme and host (`Http:PublicBaseUrl`, `Http:TrustedProxies`); default: socket scheme + Host. */
+  resolveOrigin?: OriginResolver;
 }
+
+export interface HttpLimits {
+  /** The request line and headers must arrive within this (slowloris); then 408 and close. */
+  headersTimeoutMs: number;
+  /** The whole request, body included. */
+  requestTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+  /** Open TCP connections, upgraded ones included; beyond it new connections are closed at once. */
+  maxConnections: number;
+  /** Request line + headers; beyond it 431. */
+  maxHeaderBytes: number;
+  /** After a 413/431 answer, how long what the client still sends is read and dropped before the cut. */
+  closeLingerMs: number;
+}
+
+const DEFAULT_LIMITS: HttpLimits = {
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 60_000,
+  keepAliveTimeoutMs: 5_000,
+  maxConnections: 10_000,
+  maxHeaderBytes: 16 * 1024,
+  closeLingerMs: 5_000,
+};
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'];
 
@@ -28,9 +59,22 @@ const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'];
  */
 export function createHttpServer(options: HttpServerOptions): FastifyInstance {
   const { app, log, development } = options;
+  const limits = { ...DEFAULT_LIMITS, ...options.limits };
+  const resolveOrigin = options.resolveOrigin ?? createOriginResolver();
   const fastify = Fastify({
     logger: false,
     bodyLimit: options.bodyLimitBytes,
+    requestTimeout: limits.requestTimeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    http: {
+      headersTimeout: limits.headersTimeoutMs,
+      maxHeaderSize: limits.maxHeaderBytes,
+      // Node looks for overdue requests on this interval (30 s by default): a slow client would
+      // otherwise hold its connection up to headersTimeout + 30 s.
+      connectionsCheckingInterval: Math.max(100, Math.min(1000, limits.headersTimeoutMs / 2)),
+    },
+    // Oversized headers and overdue requests never reach a handler: answered here, as problem+json.
+    clientErrorHandler: (error: Error & { code?: string }, socket) => answerClientError(error, socket, log, limits.closeLingerMs),
     // While draining, requests on connections the server still holds run through the pipeline, so
     // /health/ready answers its own 503 report and every error stays problem+json.
     return503OnClosing: false,
@@ -50,6 +94,14 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
     closing = true;
   });
 
+  fastify.server.maxConnections = limits.maxConnections;
+  // Node's headersTimeout starts with the first byte: a connection that sends nothing at all would
+  // hold its slot (of maxConnections) for ever. It gets as long as a slow header block would.
+  fastify.server.on('connection', (socket: Socket) => {
+    socket.setTimeout(limits.headersTimeoutMs);
+    socket.once('data', () => socket.setTimeout(0));
+  });
+
   fastify.setErrorHandler((error: Error & { statusCode?: number; code?: string }, request, reply) => {
     // Reached only for what Fastify rejects before our pipeline: oversized or malformed bodies.
     const definition = rejectionFor(error.statusCode);
@@ -63,7 +115,16 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
       { method: request.method, route: null, status: definition.status, durationMs: Math.round(reply.elapsedTime * 100) / 100, traceId: trace.traceId, code: error.code },
       'request',
     );
-    void reply.code(definition.status).header('content-type', PROBLEM_CONTENT_TYPE).send(JSON.stringify(body));
+    const headers = new Map<string, string>([['content-type', PROBLEM_CONTENT_TYPE]]);
+    addSecurityHeaders(headers, resolveOrigin(request.raw).startsWith('https:'));
+    // inject() has no real socket to write to; it gets the same answer through the reply.
+    if (definition.status === 413 && request.raw.socket instanceof NetSocket) {
+      // The rest of the body may still be on its way: answer, then close without a reset.
+      void reply.hijack();
+      answerAndClose(request.raw.socket, rawResponseBytes(413, headers, JSON.stringify(body)), { drain: request.raw, lingerMs: limits.closeLingerMs });
+      return;
+    }
+    void reply.code(definition.status).headers(Object.fromEntries(headers)).send(JSON.stringify(body));
   });
 
   // The request line holds only the fields written below (method, route template, status, duration,
@@ -73,9 +134,10 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
     const raw = request.raw;
     const trace = continueTrace(raw.headers.traceparent);
     const body = Buffer.isBuffer(request.body) ? request.body : undefined;
-    const ctx = new HttpContext(raw, { url: raw.url ?? '/', body, traceId: trace.traceId, log });
+    const ctx = new HttpContext(raw, { url: raw.url ?? '/', body, traceId: trace.traceId, log, resolveOrigin });
     await run(app, ctx, development, requestLog);
     if (ctx.response.hijacked) return reply.hijack();
+    addSecurityHeaders(ctx.response.headers, ctx.isHttps);
     reply.code(ctx.response.status);
     for (const [name, value] of ctx.response.headers) reply.header(name, value);
     if (closing) reply.header('connection', 'close');
@@ -94,9 +156,11 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
     // One listener for all sockets: a closure here would keep each connection's request context alive.
     socket.on('error', onUpgradeSocketError);
     const trace = continueTrace(req.headers.traceparent);
-    const ctx = new HttpContext(req, { url: req.url ?? '/', body: undefined, traceId: trace.traceId, log, upgrade: { socket, head } });
+    const ctx = new HttpContext(req, { url: req.url ?? '/', body: undefined, traceId: trace.traceId, log, upgrade: { socket, head }, resolveOrigin });
     void run(app, ctx, development, requestLog).then(() => {
-      if (!ctx.response.hijacked) writeRawResponse(socket, ctx.response);
+      if (ctx.response.hijacked) return;
+      addSecurityHeaders(ctx.response.headers, ctx.isHttps);
+      writeRawResponse(socket, ctx.response);
     });
   });
 
@@ -126,6 +190,41 @@ async function run(app: RequestDelegate, ctx: HttpContext, development: boolean,
     },
     'request',
   );
+}
+
+/**
+ * Node's parser refused the request before any handler (headers over Http:MaxHeaderBytes → 431,
+ * headers or request overdue → 408, anything else malformed → 400): a problem+json answer, then the
+ * connection closes. No traceparent can be trusted here (the headers never parsed), so a fresh trace id.
+ */
+function answerClientError(error: Error & { code?: string }, socket: Duplex, log: Logger, lingerMs: number): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const definition =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? Errors.HTTP_HEADERS_TOO_LARGE
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? Errors.HTTP_REQUEST_TIMEOUT
+        : Errors.HTTP_BAD_REQUEST;
+  const detail =
+    definition === Errors.HTTP_HEADERS_TOO_LARGE
+      ? 'The request line and headers are too large.'
+      : definition === Errors.HTTP_REQUEST_TIMEOUT
+        ? 'The request did not arrive in time.'
+        : 'The request is not valid HTTP.';
+  const traceId = continueTrace(undefined).traceId;
+  log.info({ method: null, route: null, status: definition.status, traceId, code: error.code }, 'request');
+  const body = JSON.stringify(problem(definition, detail, { instance: '', traceId }));
+  const headers = new Map<string, string>([['content-type', PROBLEM_CONTENT_TYPE]]);
+  addSecurityHeaders(headers, (socket as { encrypted?: boolean }).encrypted === true);
+  // An overdue client gets no lingering: holding its connection open is what it wants.
+  if (definition === Errors.HTTP_REQUEST_TIMEOUT) {
+    socket.once('finish', () => socket.destroy());
+    setTimeout(() => socket.destroy(), 1000).unref();
+    if (socket.writable) socket.end(rawResponseBytes(definition.status, headers, body));
+    else socket.destroy();
+    return;
+  }
+  answerAndClose(socket, rawResponseBytes(definition.status, headers, body), { lingerMs });
 }
 
 /** What Fastify rejected before the pipeline, as a catalogue entry. */

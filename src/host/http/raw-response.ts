@@ -5,11 +5,20 @@ import type { ResponseState } from '../pipeline/http-context.js';
 /** Answers an upgrade request that the pipeline refused (401, 404, 429 …) and closes the socket. */
 export function writeRawResponse(socket: Duplex, response: ResponseState): void {
   if (!socket.writable) return;
-  const body = response.body === null ? Buffer.alloc(0) : Buffer.from(response.body);
-  const lines = [`HTTP/1.1 ${response.status} ${STATUS_CODES[response.status] ?? ''}`];
-  for (const [name, value] of response.headers) {
+  socket.end(rawResponseBytes(response.status, response.headers, response.body));
+}
+
+/** A whole HTTP/1.1 response with `connection: close`, for writing straight to a socket. */
+export function rawResponseBytes(
+  status: number,
+  headers: Iterable<readonly [string, string | string[]]>,
+  body: string | Buffer | null,
+): Buffer {
+  const bytes = body === null ? Buffer.alloc(0) : Buffer.from(body);
+  const lines = [`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`];
+  for (const [name, value] of headers) {
     for (const v of Array.isArray(value) ? value : [value]) lines.push(`${name}: ${v}`);
   }
-  lines.push(`content-length: ${body.length}`, 'connection: close', '', '');
-  socket.end(Buffer.concat([Buffer.from(lines.join('\r\n')), body]));
+  lines.push(`content-length: ${bytes.length}`, 'connection: close', '', '');
+  return Buffer.concat([Buffer.from(lines.join('\r\n')), bytes]);
 }

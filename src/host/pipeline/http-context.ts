@@ -63,10 +63,20 @@ export class HttpContext {
   readonly traceId: string;
   readonly log: Logger;
   readonly upgrade: UpgradeRequest | undefined;
+  readonly #resolveOrigin: ((req: IncomingMessage) => string) | undefined;
+  #origin: string | undefined;
 
   constructor(
     readonly raw: IncomingMessage,
-    init: { url: string; body: Buffer | undefined; traceId: string; log: Logger; upgrade?: UpgradeRequest },
+    init: {
+      url: string;
+      body: Buffer | undefined;
+      traceId: string;
+      log: Logger;
+      upgrade?: UpgradeRequest;
+      /** The public scheme and host (Http:PublicBaseUrl, trusted X-Forwarded-*); default: socket scheme + Host. */
+      resolveOrigin?: (req: IncomingMessage) => string;
+    },
   ) {
     this.method = (raw.method ?? 'GET').toUpperCase();
     const q = init.url.indexOf('?');
@@ -77,6 +87,7 @@ export class HttpContext {
     this.traceId = init.traceId;
     this.log = init.log;
     this.upgrade = init.upgrade;
+    this.#resolveOrigin = init.resolveOrigin;
   }
 
   /** `pathBase + path`: the path the client sent (used as a problem's `instance`). */
@@ -84,9 +95,19 @@ export class HttpContext {
     return this.pathBase + this.path;
   }
 
-  /** The base URL the client used, e.g. `http://127.0.0.1:8080` (trusts Host, not forwarded headers). */
+  /**
+   * The base URL the client used, e.g. `https://telemetry.example.com`: `Http:PublicBaseUrl` when set,
+   * else the socket's scheme and the Host header, overridden by X-Forwarded-Proto/Host from a trusted proxy.
+   */
   get origin(): string {
+    if (this.#origin !== undefined) return this.#origin;
+    if (this.#resolveOrigin !== undefined) return (this.#origin = this.#resolveOrigin(this.raw));
     const encrypted = (this.raw.socket as { encrypted?: boolean }).encrypted === true;
-    return `${encrypted ? 'https' : 'http'}://${this.headers.host ?? 'localhost'}`;
+    return (this.#origin = `${encrypted ? 'https' : 'http'}://${this.headers.host ?? 'localhost'}`);
+  }
+
+  /** True when the client reached us over https (directly, through a trusted proxy, or per Http:PublicBaseUrl). */
+  get isHttps(): boolean {
+    return this.origin.startsWith('https:');
   }
 }

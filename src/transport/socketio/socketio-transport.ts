@@ -1,5 +1,6 @@
 import type { IncomingMessage, Server as HttpServer } from 'node:http';
 import type { Logger } from 'pino';
+import { securityHeaders } from '../../host/http/security-headers.js';
 import { Server, type Socket } from 'socket.io';
 import type { DeviceRegistry } from '../../hub/device-registry.js';
 import type { Hub } from '../../hub/hub.js';
@@ -108,6 +109,11 @@ export class SocketIoTransport {
     io.of('/').use(refuseNamespace);
     io.of((_name, _auth, next) => next(null, true)).use(refuseNamespace);
 
+    // engine.io answers its own HTTP requests (long polling, handshakes), outside the host pipeline.
+    // HSTS is left to the pipeline's responses: browsers apply it to the whole host.
+    io.engine.on('headers', (headers: Record<string, string>) => {
+      for (const [name, value] of securityHeaders(false)) headers[name] ??= value;
+    });
     const nsp = io.of(TELEMETRY_NAMESPACE);
     nsp.use((socket, next) => {
       const token = tokenOf(socket);
