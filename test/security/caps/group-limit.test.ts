@@ -61,12 +61,20 @@ describe('Hub:MaxGroupsPerConnection', () => {
     expect(await res.json()).toMatchObject({ status: 429, code: 'HUB_ERR_HUB_LIMIT' });
     expect(running.app.telemetry.hub.groupsOf(c.connectionId)).toHaveLength(3);
 
-    // The subscribe function goes through the management API and says the same.
-    const viaFunction = await fetch(`${running.url}/api/subscribe`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${await userToken('t1')}` },
-      body: JSON.stringify({ connectionId: c.connectionId, deviceId: 'd5' }),
-    });
+    // The subscribe function says the same, for the caller's own negotiated connection (whose
+    // owner group counts towards the cap too: owner + 2 groups fills 3).
+    const token = await userToken('t1');
+    const negotiated = (await (await fetch(`${running.url}/api/negotiate`, { method: 'POST', headers: { authorization: `Bearer ${token}` } })).json()) as { url: string };
+    const own = await startOfficialClient(negotiated.url, false);
+    clients.push(own);
+    const subscribe = (deviceId: string) =>
+      fetch(`${running.url}/api/subscribe`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify({ connectionId: own.connectionId, deviceId }),
+      });
+    for (const d of ['d5', 'd6']) expect((await subscribe(d)).status).toBe(204);
+    const viaFunction = await subscribe('d7');
     expect(viaFunction.status).toBe(429);
     expect(await viaFunction.json()).toMatchObject({ status: 429, code: 'HUB_ERR_HUB_LIMIT' });
   });
