@@ -24,6 +24,7 @@ export function wireServerless(app: Application, log: Logger): void {
     hub: telemetry.hub,
     lastReading: (tenantId, deviceId) => telemetry.registry.last(tenantId, deviceId),
     log: categoryLogger(log, config, 'Hub.WebPubSub'),
+    clock: app.clock,
   });
   app.server.onClosing(() => endpoint.closeAll());
 

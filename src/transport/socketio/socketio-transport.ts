@@ -1,6 +1,7 @@
 import type { Server as HttpServer } from 'node:http';
 import type { Logger } from 'pino';
 import { Server, type Socket } from 'socket.io';
+import type { Clock } from '../../host/clock.js';
 import type { DeviceRegistry } from '../../hub/device-registry.js';
 import type { Hub } from '../../hub/hub.js';
 import { deviceGroup, isValidId, toWireReading } from '../../protocol/reading.js';
@@ -17,6 +18,8 @@ export interface SocketIoTransportOptions {
   log: Logger;
   /** Origins allowed for cross-origin polling; same-origin needs none. */
   allowedOrigins: readonly string[];
+  /** Times token expiry; default the system clock. */
+  clock?: Clock;
 }
 
 type Ack = (response: unknown) => void;
@@ -75,10 +78,14 @@ export class SocketIoTransport {
       socket.on('subscribe', (payload: unknown, ack: unknown) => this.#subscribe(connection, principal, payload, ack));
       socket.on('unsubscribe', (payload: unknown, ack: unknown) => this.#unsubscribe(connection, principal, payload, ack));
       // Never left silently authorised: an expired token ends the session; the client reconnects with a new one.
-      const cancelExpiry = scheduleExpiry(principal, () => {
-        socket.emit('hub_closed', { reason: 'token-expired', code: HUB_ERR.invalidToken });
-        socket.disconnect(true);
-      });
+      const cancelExpiry = scheduleExpiry(
+        principal,
+        () => {
+          socket.emit('hub_closed', { reason: 'token-expired', code: HUB_ERR.invalidToken });
+          socket.disconnect(true);
+        },
+        this.#options.clock,
+      );
       socket.on('disconnect', cancelExpiry);
     });
   }

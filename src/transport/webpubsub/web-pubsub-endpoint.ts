@@ -4,6 +4,7 @@ import type { IncomingMessage } from 'node:http';
 import { scheduleExpiry } from '../../security/schedule-expiry.js';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
+import type { Clock } from '../../host/clock.js';
 import type { Hub } from '../../hub/hub.js';
 import type { CloseReason } from '../../hub/types.js';
 import type { Reading } from '../../protocol/reading.js';
@@ -44,6 +45,8 @@ export interface WebPubSubEndpointOptions {
   /** Ping period; a socket silent for two periods is cut (a reliable session then waits). Default 30 000 ms; 0 = off. */
   readonly heartbeatIntervalMs?: number;
   readonly log?: EndpointLog;
+  /** Times token expiry; default the system clock. */
+  readonly clock?: Clock;
 }
 
 const NO_LOG: EndpointLog = { debug() {}, info() {}, warn() {} };
@@ -168,7 +171,7 @@ export class WebPubSubEndpoint {
       connection.id,
       scheduleExpiry({ expiresAt: claims.expiresAt * 1000 }, () => {
         if (!this.#hub.closeConnection(connection.id, 'token-expired')) connection.close('token-expired');
-      }),
+      }, this.#options.clock),
     );
     this.#log.debug({ connectionId: connection.id, kind, userId: claims.userId }, 'webpubsub connected');
   }
