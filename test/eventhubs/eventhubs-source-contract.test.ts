@@ -1,0 +1,36 @@
+import { EventHubProducerClient } from '@azure/event-hubs';
+import { MemoryCheckpointStore } from '../../src/ingest/eventhubs/memory-checkpoint-store.js';
+import { EventHubsSource } from '../../src/ingest/eventhubs/eventhubs-source.js';
+import { runIngestionSourceContract } from '../ingest/ingestion-source.case.js';
+import { start } from '../support/eventhubs-peer/eventhubs-peer.js';
+import { FAST_BALANCING } from './source-harness.js';
+import { TestLogger } from './test-logger.js';
+
+/**
+ * The source against the Event Hubs service double: devices publish with the SDK's producer, as
+ * IoT Hub or a device gateway would (partition key = device id, tenant and device as properties).
+ */
+runIngestionSourceContract('EventHubsSource', async () => {
+  const peer = await start({ hubName: 'telemetry', partitionCount: 2 });
+  const source = new EventHubsSource({
+    connectionString: peer.connectionString,
+    checkpointStore: new MemoryCheckpointStore(),
+    logger: new TestLogger(),
+    maxWaitTimeInSeconds: 0.2,
+    loadBalancingOptions: FAST_BALANCING,
+  });
+  const producer = new EventHubProducerClient(peer.connectionString);
+  return {
+    source,
+    async publish(tenantId, deviceId, payload, traceparent) {
+      const properties: Record<string, string> = { tenant_id: tenantId, deviceId };
+      if (traceparent !== undefined) properties.traceparent = traceparent;
+      await producer.sendBatch([{ body: Buffer.from(payload), properties }], { partitionKey: deviceId });
+    },
+    carriesTraceparent: true,
+    async dispose() {
+      await producer.close();
+      await peer.close();
+    },
+  };
+});
