@@ -117,7 +117,9 @@ describe('reliable sessions', () => {
     for (let seq = 1; seq <= 20; seq++) h.hub.publishReading(reading('d', seq));
     const data = () => c.frames.filter((f) => f['type'] === 'message');
     await eventually(() => data().length === 3);
-    await new Promise((r) => setTimeout(r, 50));
+    // A pong is written past the outbox: any message the connection wrote before it arrives first.
+    c.send({ type: 'ping' });
+    await c.next((f) => f['type'] === 'pong');
     expect(data().map((f) => [f['sequenceId'], (f['data'] as { seq: number }).seq])).toEqual([[1, 1], [2, 2], [3, 3]]);
 
     c.send({ type: 'sequenceAck', sequenceId: 3 });
@@ -204,7 +206,10 @@ describe('heartbeat', () => {
     expect(h.endpoint.connectionCount).toBe(1);
     // A well-behaved client answers the pings and stays.
     const c = await raw(h, JSON_PROTOCOL);
-    await new Promise((r) => setTimeout(r, 200));
+    let pings = 0;
+    c.ws.on('ping', () => pings++);
+    // A socket silent for two periods is cut; three pings answered prove the answers count.
+    await eventually(() => pings >= 3);
     expect(c.ws.readyState).toBe(WebSocket.OPEN);
   });
 });
