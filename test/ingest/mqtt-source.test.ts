@@ -1,8 +1,12 @@
 import { randomUUID } from 'node:crypto';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
+import { Aedes } from 'aedes';
 import mqtt from 'mqtt';
+import { describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { EmbeddedBroker } from '../../src/ingest/mqtt/embedded-broker.js';
 import { MqttSource } from '../../src/ingest/mqtt/mqtt-source.js';
+import { eventually } from '../support/app-harness.js';
 import { requireService } from '../support/services.js';
 import { runIngestionSourceContract, type SourceUnderTest } from './ingestion-source.case.js';
 
@@ -40,3 +44,34 @@ runIngestionSourceContract('MqttSource on the embedded broker (MQTT 3.1.1)', asy
 if (await requireService('Mosquitto', 1883)) {
   runIngestionSourceContract('MqttSource on Mosquitto (MQTT 5)', () => mqttSource('mqtt://127.0.0.1:1883', 5, async () => undefined));
 }
+
+describe('MqttSource readiness', () => {
+  it('is not connected until the broker acknowledged its subscription, and stops promptly even so', async () => {
+    // A broker that takes the subscription request and never answers it.
+    const broker = await Aedes.createBroker();
+    let subscribeRequested = false;
+    broker.authorizeSubscribe = () => {
+      subscribeRequested = true;
+    };
+    const sockets = new Set<Socket>();
+    const server = createServer((socket) => {
+      sockets.add(socket);
+      broker.handle(socket);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `mqtt://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const source = new MqttSource({ url: () => url, clientId: `readiness-${randomUUID().slice(0, 8)}`, qos: 0, protocolVersion: 4, log: silent });
+    const controller = new AbortController();
+    const done = source.run({ offer: () => ({ accepted: true }) }, controller.signal);
+    try {
+      await eventually(() => subscribeRequested, 5000, 'the subscription request');
+      expect(source.connected).toBe(false);
+    } finally {
+      controller.abort();
+      await done;
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => broker.close(() => resolve()));
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+});
