@@ -3,14 +3,38 @@ import { JSON_SUBPROTOCOL, RELIABLE_JSON_SUBPROTOCOL } from '../../src/protocol/
 import { closeFor, CloseCode } from '../../src/transport/webpubsub/close-codes.js';
 import { runHubConnectionContract, type ConnectionUnderTest } from '../hub/hub-connection.case.js';
 import { startHarness } from '../webpubsub/harness.js';
-import { openRaw, type RawClient } from '../webpubsub/raw-client.js';
+import { openRaw } from '../webpubsub/raw-client.js';
 
 const MAX_UNKEYED = 20;
 
-/** How a frame of a subprotocol carries a message's data; protobuf plugs in its decoder here. */
-type Decode = (frame: Record<string, unknown>) => { data: unknown } | undefined;
+/** A frame as the raw client records it: parsed JSON for text frames, `{ binary }` for binary ones. */
+type Frame = Record<string, unknown>;
 
-const decodeJson: Decode = (frame) => (frame.type === 'message' ? { data: frame.data } : undefined);
+/** How a client of one subprotocol reads frames; the protobuf subprotocols plug in their decoder here. */
+interface ClientWire {
+  readonly subprotocol: string;
+  /** The connection id, when `frame` is the `connected` system frame. */
+  connectedId(frame: Frame): string | undefined;
+  /** The data of a message frame; undefined for any other frame. */
+  message(frame: Frame): { data: unknown } | undefined;
+  /** Reliable subprotocols: a frame's sequence id, and the ack that acknowledges it. */
+  readonly reliable?: { sequenceId(frame: Frame): number | undefined; ack(sequenceId: number): string | Buffer };
+}
+
+const jsonWire: ClientWire = {
+  subprotocol: JSON_SUBPROTOCOL,
+  connectedId: (f) => (f.type === 'system' && f.event === 'connected' ? (f.connectionId as string) : undefined),
+  message: (f) => (f.type === 'message' ? { data: f.data } : undefined),
+};
+
+const reliableJsonWire: ClientWire = {
+  ...jsonWire,
+  subprotocol: RELIABLE_JSON_SUBPROTOCOL,
+  reliable: {
+    sequenceId: (f) => (typeof f.sequenceId === 'number' ? f.sequenceId : undefined),
+    ack: (sequenceId) => JSON.stringify({ type: 'sequenceAck', sequenceId }),
+  },
+};
 
 /**
  * The reason a Web PubSub client can tell from a close: 1012 is "reconnect" (shutdown); 1008 ends the
@@ -23,29 +47,29 @@ function reasonOf(code: number, text: string): CloseReason | 'unexpected' {
   return named ?? 'policy';
 }
 
-function webPubSubConnection(subprotocol: string, decode: Decode): () => Promise<ConnectionUnderTest> {
+/** A connection made by the real endpoint, with a bare ws client of `wire`'s subprotocol that can stop reading. */
+function webPubSubConnection(wire: ClientWire): () => Promise<ConnectionUnderTest> {
   return async () => {
     const harness = await startHarness({ maxUnkeyedQueued: MAX_UNKEYED });
-    const client: RawClient = await openRaw(await harness.clientUrl({ userId: 'u', tenantId: 'demo' }), subprotocol);
-    const connected = await client.next((f) => f.type === 'system' && f.event === 'connected');
-    const connection = harness.endpoint.connection(connected.connectionId as string)!;
+    const client = await openRaw(await harness.clientUrl({ userId: 'u', tenantId: 'demo' }), wire.subprotocol);
+    const connected = await client.next((f) => wire.connectedId(f) !== undefined);
+    const connection = harness.endpoint.connection(wire.connectedId(connected)!)!;
     const socket = (client.ws as unknown as { _socket: { pause(): void; resume(): void } })._socket;
-    if (subprotocol === RELIABLE_JSON_SUBPROTOCOL) {
+    const { reliable } = wire;
+    if (reliable) {
       // A reliable client acknowledges what it read, or the resend buffer fills and nothing flows.
-      client.ws.on('message', (data, isBinary) => {
-        const sequenceId = isBinary ? undefined : (JSON.parse(data.toString()) as { sequenceId?: unknown }).sequenceId;
-        if (typeof sequenceId === 'number') client.send({ type: 'sequenceAck', sequenceId });
+      client.ws.on('message', () => {
+        const sequenceId = reliable.sequenceId(client.frames.at(-1) ?? {});
+        if (sequenceId !== undefined) client.ws.send(reliable.ack(sequenceId));
       });
     }
     return {
       connection,
       get received() {
-        const data: unknown[] = [];
-        for (const frame of client.frames) {
-          const decoded = decode(frame);
-          if (decoded !== undefined) data.push(decoded.data);
-        }
-        return data;
+        return client.frames.flatMap((f) => {
+          const message = wire.message(f);
+          return message === undefined ? [] : [message.data];
+        });
       },
       stall: () => socket.pause(),
       resume: () => socket.resume(),
@@ -61,5 +85,5 @@ function webPubSubConnection(subprotocol: string, decode: Decode): () => Promise
   };
 }
 
-runHubConnectionContract('WebPubSubConnection (json.webpubsub.azure.v1)', webPubSubConnection(JSON_SUBPROTOCOL, decodeJson));
-runHubConnectionContract('WebPubSubConnection (json.reliable.webpubsub.azure.v1)', webPubSubConnection(RELIABLE_JSON_SUBPROTOCOL, decodeJson));
+runHubConnectionContract(`WebPubSubConnection (${JSON_SUBPROTOCOL})`, webPubSubConnection(jsonWire));
+runHubConnectionContract(`WebPubSubConnection (${RELIABLE_JSON_SUBPROTOCOL})`, webPubSubConnection(reliableJsonWire));
