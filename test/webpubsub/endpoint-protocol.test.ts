@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { HubOutboundMessage } from '../../src/hub/outbound-message.js';
 import { clientAccessUrl, clientAudience, mintClientAccessToken } from '../../src/protocol/webpubsub/access-token.js';
+import { ManualClock } from '../support/manual-clock.js';
 import { ACCESS_KEY, eventually, HUB_NAME, reading, startHarness, type Harness } from './harness.js';
 import { maskedTextFrame, openRaw, rawHandshake, type RawClient } from './raw-client.js';
 
@@ -79,15 +80,19 @@ describe('simple WebSocket clients (no subprotocol)', () => {
 
 describe('reliable sessions', () => {
   it('are removed after the retention window; recovery then gets 1008', async () => {
-    h = await startHarness({ sessionRetentionMs: 200 });
+    const clock = new ManualClock();
+    h = await startHarness({ sessionRetentionMs: 200, clock });
     const c = await raw(h, RELIABLE);
     const connected = await c.next((f) => f['event'] === 'connected');
     const id = connected['connectionId'] as string;
     expect(typeof connected['reconnectionToken']).toBe('string');
     h.endpoint.terminateSocket(id);
     await c.closed;
+    await eventually(() => h!.endpoint.connection(id)?.socket === undefined);
+    clock.advance(199);
     expect(h.hub.hasConnection(id)).toBe(true);
-    await eventually(() => !h!.hub.hasConnection(id), 2000);
+    clock.advance(1);
+    expect(h.hub.hasConnection(id)).toBe(false);
     expect(h.endpoint.connectionCount).toBe(0);
 
     const url = new URL(await h.clientUrl());
@@ -197,20 +202,28 @@ describe('an invalid frame', () => {
 
 describe('heartbeat', () => {
   it('cuts a socket that answers no pings; a reliable session waits for recovery', async () => {
-    h = await startHarness({ heartbeatIntervalMs: 50 });
+    const clock = new ManualClock();
+    h = await startHarness({ heartbeatIntervalMs: 50, clock });
     const url = new URL(await h.clientUrl());
     const silent = await rawHandshake(h.port, `${url.pathname}${url.search}`, RELIABLE);
     await eventually(() => h!.hub.connectionCount === 1);
+    clock.advance(50); // pinged
+    clock.advance(50); // silent for a whole period: cut
     await silent.closed;
     expect(h.hub.connectionCount).toBe(1);
     expect(h.endpoint.connectionCount).toBe(1);
-    // A well-behaved client answers the pings and stays.
+    // A well-behaved client answers the pings and stays, however many periods pass.
     const c = await raw(h, JSON_PROTOCOL);
-    let pings = 0;
-    c.ws.on('ping', () => pings++);
-    // A socket silent for two periods is cut; three pings answered prove the answers count.
-    await eventually(() => pings >= 3);
+    const id = (await c.next((f) => f['event'] === 'connected'))['connectionId'] as string;
+    const connection = h.endpoint.connection(id)!;
+    for (let period = 0; period < 3; period++) {
+      clock.advance(50);
+      expect(connection.alive).toBe(false);
+      await eventually(() => connection.alive, 5000); // the pong came back
+    }
+    clock.advance(50);
     expect(c.ws.readyState).toBe(WebSocket.OPEN);
+    expect(connection.ended).toBe(false);
   });
 });
 
