@@ -245,9 +245,16 @@ describe('an unencodable message', () => {
 
 describe('token expiry', () => {
   it('closes a connection when its access token expires, with 1008 and a disconnected frame', async () => {
-    h = await startHarness();
-    const c = await raw(h, JSON_PROTOCOL, { userId: 'u', tenantId: 'demo', expiresInSeconds: 1 });
+    const clock = new ManualClock(Date.now());
+    h = await startHarness({ clock });
+    const c = await raw(h, JSON_PROTOCOL, { userId: 'u', tenantId: 'demo', expiresInSeconds: 60 });
     await c.next((f) => f['event'] === 'connected');
+    clock.advance(58_000);
+    // A round trip: a connection closed early would have sent its disconnected frame before the pong.
+    c.send({ type: 'ping' });
+    await c.next((f) => f['type'] === 'pong');
+    expect(c.frames.some((f) => f['event'] === 'disconnected')).toBe(false);
+    clock.advance(3_000); // past exp, whichever part of its second the token was minted in
     const closed = await c.closed;
     expect(closed.code).toBe(1008);
     expect(c.frames.at(-1)).toMatchObject({ type: 'system', event: 'disconnected' });
