@@ -67,13 +67,12 @@ const app = composeApplication(config, createRootLogger(config), (a) => {
 if (!app.web.endpoints.some((e) => e.template.text === '/client/hubs/{hub}')) throw new Error('the host maps no /client/hubs/{hub}');
 await app.host.start();
 
-// Ready for the benchmark only once ingestion holds its broker subscription.
+// Ready for the benchmark only once ingestion holds its broker subscription (MQTT: SUBACK received).
 const deadline = Date.now() + 15_000;
 while (!app.telemetry.ingestion.connected) {
   if (Date.now() > deadline) throw new Error('ingestion did not connect to its broker');
   await new Promise((r) => setTimeout(r, 20));
 }
-await new Promise((r) => setTimeout(r, 200)); // the SUBACK follows the CONNACK
 
 serveParent(
   {

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { AppConfig } from '../host/config/app-config.js';
+import { systemClock, type Clock } from '../host/clock.js';
 import { HealthChecks } from '../host/health/health-checks.js';
 import { mapHealthEndpoints } from '../host/health/health-endpoints.js';
 import { createHttpServer } from '../host/http/http-server.js';
@@ -22,6 +23,8 @@ import { createTelemetryServices, type TelemetryServices } from './telemetry-ser
 
 export interface Application {
   config: AppConfig;
+  /** The one clock every time-driven part runs on (throttle, rate limits, token expiry, health). */
+  clock: Clock;
   host: Host;
   web: WebApplication;
   health: HealthChecks;
@@ -37,11 +40,12 @@ export interface Application {
 
 /**
  * The composition root: every implementation is picked here, from the configuration.
- * `extend` lets the caller (tests, fixtures) add endpoints or services before the host is built.
+ * `extend` lets the caller (tests, fixtures) add endpoints or services before the host is built;
+ * `clock` lets tests move time by hand.
  */
-export function composeApplication(config: AppConfig, log: Logger, extend?: (app: Application) => void): Application {
+export function composeApplication(config: AppConfig, log: Logger, extend?: (app: Application) => void, clock: Clock = systemClock): Application {
   const host = new Host({ logger: categoryLogger(log, config, 'Host'), shutdownTimeoutMs: config.host.shutdownTimeoutMs });
-  const health = new HealthChecks({ timeoutMs: config.health.checkTimeoutMs });
+  const health = new HealthChecks({ timeoutMs: config.health.checkTimeoutMs, clock });
   health.add({ name: 'self', tags: ['live'], check: () => ({ status: 'Healthy' }) });
   health.add({
     name: 'host',
@@ -54,10 +58,11 @@ export function composeApplication(config: AppConfig, log: Logger, extend?: (app
     issuer: config.jwt.issuer,
     audience: config.jwt.audience,
     clockSkewSeconds: config.jwt.clockSkewSeconds,
+    now: () => clock.now(),
   });
 
   const web = new WebApplication({ development: config.isDevelopment });
-  useSecurity(web, config, verifier);
+  useSecurity(web, config, verifier, clock);
   mapHealthEndpoints(web.routes, health);
 
   let pipeline: RequestDelegate | undefined;
@@ -74,7 +79,7 @@ export function composeApplication(config: AppConfig, log: Logger, extend?: (app
   });
   const server = new HttpServerService({ fastify, log: httpLog, port: config.http.port, host: config.http.host });
 
-  const telemetry = createTelemetryServices(config, log, host.lifetime);
+  const telemetry = createTelemetryServices(config, log, host.lifetime, clock);
   health.add({
     name: 'ingestion',
     tags: ['ready'],
@@ -100,6 +105,7 @@ export function composeApplication(config: AppConfig, log: Logger, extend?: (app
     log: categoryLogger(log, config, 'Hub.SocketIo'),
     allowedOrigins: config.cors.allowedOrigins,
     guard: upgrades,
+    clock,
   });
   socketIo.attach(fastify.server);
   server.onClosing(() => {
@@ -110,7 +116,7 @@ export function composeApplication(config: AppConfig, log: Logger, extend?: (app
   const dashboard = mapDashboardEndpoints(web.routes);
   if (dashboard.files === 0) log.warn({ dir: DASHBOARD_DIR }, 'dashboard not built; / answers 404');
 
-  const app: Application = { config, host, web, health, server, telemetry, verifier, upgrades, services: [...telemetry.services] };
+  const app: Application = { config, clock, host, web, health, server, telemetry, verifier, upgrades, services: [...telemetry.services] };
   wireServerless(app, log);
   extend?.(app);
   pipeline = web.build();

@@ -1,3 +1,4 @@
+import type { Clock } from '../host/clock.js';
 import type { AppConfig } from '../host/config/app-config.js';
 import type { WebApplication } from '../host/pipeline/web-application.js';
 import { createCorsPolicy } from '../security/cors-policy.js';
@@ -22,7 +23,7 @@ import type { JwtVerifier } from '../security/jwt-bearer.js';
  * exchange (`/auth/session`, and `/auth/token` when the hub can sign tokens, i.e. HS256); Development
  * adds the development sign-in.
  */
-export function useSecurity(web: WebApplication, config: AppConfig, verifier: JwtVerifier): void {
+export function useSecurity(web: WebApplication, config: AppConfig, verifier: JwtVerifier, clock: Clock): void {
   const { jwt } = config;
   web.useExceptionHandler();
   web.use(cors(createCorsPolicy({ allowedOrigins: [...config.cors.allowedOrigins] })));
@@ -31,7 +32,7 @@ export function useSecurity(web: WebApplication, config: AppConfig, verifier: Jw
   const hs256Secret = jwt.jwksUri ? undefined : jwt.secret;
   const cookieSecret = hs256Secret ?? deriveSessionSecret(config.hub.accessKey);
   web.use(authentication({ bearer: verifier, cookie: { secret: cookieSecret } }));
-  web.use(rateLimiting({ policies: defaultRateLimitPolicies() }));
+  web.use(rateLimiting({ policies: defaultRateLimitPolicies({ clock: () => clock.now() }) }));
   web.use(authorization({ ...(config.isDevelopment ? { pages: DEV_SIGNIN_PAGES } : {}) }));
   mapSessionExchange(web.routes, {
     cookieSecret,

@@ -28,6 +28,7 @@ export function wireServerless(app: Application, log: Logger): void {
     lastReading: (tenantId, deviceId) => telemetry.registry.last(tenantId, deviceId),
     maxPayloadBytes: config.hub.maxMessageBytes,
     log: categoryLogger(log, config, 'Hub.WebPubSub'),
+    clock: app.clock,
   });
   app.server.onClosing(() => endpoint.closeAll());
 

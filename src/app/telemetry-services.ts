@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { Clock } from '../host/clock.js';
 import type { AppConfig } from '../host/config/app-config.js';
 import type { HostedService } from '../host/lifecycle/hosted-service.js';
 import type { ApplicationLifetime } from '../host/lifecycle/application-lifetime.js';
@@ -29,7 +30,7 @@ export interface TelemetryServices {
 }
 
 /** The main job: MQTT (embedded, external or both) or Event Hubs → validate → throttle → device groups on the hub. */
-export function createTelemetryServices(config: AppConfig, log: Logger, lifetime: ApplicationLifetime): TelemetryServices {
+export function createTelemetryServices(config: AppConfig, log: Logger, lifetime: ApplicationLifetime, clock: Clock): TelemetryServices {
   const registry = new DeviceRegistry({ maxDevices: config.hub.maxDevices, maxDevicesPerTenant: config.hub.maxDevicesPerTenant });
   const backplane = config.redisUrl
     ? new RedisBackplane({ url: config.redisUrl, hubName: config.hub.name, log: categoryLogger(log, config, 'Hub.Backplane') })
@@ -48,9 +49,7 @@ export function createTelemetryServices(config: AppConfig, log: Logger, lifetime
     registry,
     publish: (reading) => hub.publishReading(reading),
     logger: categoryLogger(log, config, 'Ingestion'),
-    now: Date.now,
-    monotonicNow: () => performance.now(),
-    scheduler: { setTimeout, clearTimeout },
+    clock,
     maxPerSecond: config.throttle.maxPerSecondPerDevice,
   });
 

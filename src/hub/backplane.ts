@@ -28,11 +28,69 @@ export interface Backplane {
   close(): Promise<void>;
 }
 
-/** A single node: there is no one else to tell, so publishing does nothing. */
+/**
+ * What the memory backplanes of one process share: the nodes attached to it. One bus is one
+ * cluster; hubs on separate buses never hear of each other.
+ */
+export class MemoryBackplaneBus {
+  readonly #nodes = new Set<MemoryBackplane>();
+
+  /** A new node on this bus. */
+  node(): MemoryBackplane {
+    return new MemoryBackplane(this);
+  }
+
+  /** @internal */
+  attach(node: MemoryBackplane): void {
+    this.#nodes.add(node);
+  }
+
+  /** @internal */
+  detach(node: MemoryBackplane): void {
+    this.#nodes.delete(node);
+  }
+
+  /** @internal Hands every node but the sender its own copy of `envelope`. */
+  carry(from: MemoryBackplane, envelope: BackplaneEnvelope): void {
+    for (const node of this.#nodes) if (node !== from) node.receive(structuredClone(envelope));
+  }
+}
+
+/**
+ * Scale-out between hubs in one process, as the Redis backplane does between processes: what one
+ * node publishes reaches every other node on the same bus, never itself. Delivery is asynchronous
+ * and on each node's own copy of the envelope, as over a wire, so a hub cannot depend on a synchronous or shared
+ * hand-over that a real backplane would not give it. A node made without a bus is alone.
+ */
 export class MemoryBackplane implements Backplane {
-  publish(_envelope: BackplaneEnvelope): void {}
+  readonly #bus: MemoryBackplaneBus;
+  readonly #handlers: ((envelope: BackplaneEnvelope) => void)[] = [];
+  #closed = false;
 
-  onMessage(_handler: (envelope: BackplaneEnvelope) => void): void {}
+  constructor(bus: MemoryBackplaneBus = new MemoryBackplaneBus()) {
+    this.#bus = bus;
+    bus.attach(this);
+  }
 
-  async close(): Promise<void> {}
+  publish(envelope: BackplaneEnvelope): void {
+    if (this.#closed) return;
+    this.#bus.carry(this, envelope);
+  }
+
+  onMessage(handler: (envelope: BackplaneEnvelope) => void): void {
+    this.#handlers.push(handler);
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#bus.detach(this);
+  }
+
+  /** @internal Called by the bus; delivers after the publisher's current task, in publish order. */
+  receive(envelope: BackplaneEnvelope): void {
+    queueMicrotask(() => {
+      if (this.#closed) return;
+      for (const handler of this.#handlers) handler(envelope);
+    });
+  }
 }

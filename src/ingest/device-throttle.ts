@@ -1,11 +1,10 @@
-import type { Scheduler } from './scheduler.js';
+import type { Clock, TimerHandle } from '../host/clock.js';
 
 export interface DeviceThrottleOptions<T> {
   /** Readings per device per second that reach `emit`; Infinity turns throttling off. Default 5. */
   maxPerSecond?: number;
-  /** A monotonic clock in ms (e.g. `performance.now`); wall-clock jumps would reorder due times. */
-  now(): number;
-  scheduler: Scheduler;
+  /** Due times use its monotonic time: wall-clock jumps would reorder them. */
+  clock: Clock;
   emit(value: T): void;
 }
 
@@ -34,21 +33,19 @@ export class DeviceThrottle<T> {
   conflated = 0;
 
   readonly #interval: number;
-  readonly #now: () => number;
-  readonly #scheduler: Scheduler;
+  readonly #clock: Clock;
   readonly #emit: (value: T) => void;
   readonly #states = new Map<string, DeviceState<T>>();
   #queue: DeviceState<T>[] = [];
   #head = 0;
-  #timer: unknown = undefined;
+  #timer: TimerHandle | undefined = undefined;
   #timerDueAt = Infinity;
 
   constructor(options: DeviceThrottleOptions<T>) {
     const maxPerSecond = options.maxPerSecond ?? 5;
     if (!(maxPerSecond > 0)) throw new RangeError(`maxPerSecond must be > 0, got ${maxPerSecond}`);
     this.#interval = 1000 / maxPerSecond;
-    this.#now = options.now;
-    this.#scheduler = options.scheduler;
+    this.#clock = options.clock;
     this.#emit = options.emit;
   }
 
@@ -63,7 +60,7 @@ export class DeviceThrottle<T> {
       this.#send(value);
       return;
     }
-    const now = this.#now();
+    const now = this.#clock.monotonicNow();
     // A late timer must not hold back a device whose interval already ended.
     if (this.#head < this.#queue.length && this.#queue[this.#head]!.dueAt <= now) this.#runDue(now);
 
@@ -125,7 +122,7 @@ export class DeviceThrottle<T> {
     this.#timer = undefined;
     this.#timerDueAt = Infinity;
     try {
-      this.#runDue(this.#now());
+      this.#runDue(this.#clock.monotonicNow());
     } finally {
       const next = this.#queue[this.#head];
       if (next !== undefined) this.#arm(next.dueAt);
@@ -135,11 +132,11 @@ export class DeviceThrottle<T> {
   #arm(dueAt: number): void {
     this.#cancelTimer();
     this.#timerDueAt = dueAt;
-    this.#timer = this.#scheduler.setTimeout(this.#onTimer, Math.max(0, dueAt - this.#now()));
+    this.#timer = this.#clock.setTimeout(this.#onTimer, Math.max(0, dueAt - this.#clock.monotonicNow()));
   }
 
   #cancelTimer(): void {
-    if (this.#timer !== undefined) this.#scheduler.clearTimeout(this.#timer);
+    if (this.#timer !== undefined) this.#clock.clearTimeout(this.#timer);
     this.#timer = undefined;
     this.#timerDueAt = Infinity;
   }

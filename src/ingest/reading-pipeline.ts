@@ -1,8 +1,8 @@
+import type { Clock } from '../host/clock.js';
 import type { DeviceRegistry } from '../hub/device-registry.js';
 import type { Reading } from '../protocol/reading.js';
 import { DeviceThrottle } from './device-throttle.js';
 import { emptyDropCounts, type DropReason } from './drop-reason.js';
-import type { Scheduler } from './scheduler.js';
 import type { RawReading, ReadingSink, SinkResult } from './source.js';
 import { validateReading } from './validate-reading.js';
 import type { WarnLogger } from './warn-logger.js';
@@ -12,11 +12,8 @@ export interface ReadingPipelineOptions {
   /** Receives throttled readings (the hub's publishReading). Errors are logged, never thrown back. */
   publish(reading: Reading): void;
   logger: WarnLogger;
-  /** Wall clock for `receivedAt` and for a missing `ts`. */
-  now(): number;
-  /** Monotonic clock for the throttle (e.g. `performance.now`). */
-  monotonicNow(): number;
-  scheduler: Scheduler;
+  /** Wall time for `receivedAt` and a missing `ts`; monotonic time and timers for the throttle. */
+  clock: Clock;
   /** Contract `Throttle:MaxPerSecondPerDevice`; Infinity turns throttling off. Default 5. */
   maxPerSecond?: number;
   /** At most one drop warning per reason per this many ms. Default 10 000. */
@@ -50,12 +47,11 @@ export class ReadingPipeline implements ReadingSink {
     this.#registry = options.registry;
     this.#publish = options.publish;
     this.#logger = options.logger;
-    this.#now = options.now;
+    this.#now = () => options.clock.now();
     this.#warnIntervalMs = options.warnIntervalMs ?? 10_000;
     this.#throttle = new DeviceThrottle<Reading>({
       maxPerSecond: options.maxPerSecond,
-      now: options.monotonicNow,
-      scheduler: options.scheduler,
+      clock: options.clock,
       emit: (reading) => this.#safePublish(reading),
     });
   }

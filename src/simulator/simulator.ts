@@ -1,3 +1,4 @@
+import { systemClock, type Clock, type TimerHandle } from '../host/clock.js';
 import type { ReadingPublisher } from './publisher.js';
 import { ReadingGenerator } from './reading-generator.js';
 
@@ -7,7 +8,8 @@ export interface SimulatorOptions {
   /** Readings per device per second. */
   rate: number;
   publisher: ReadingPublisher;
-  now?: () => number;
+  /** Wall time for readings and due times, and the tick timer; default the system clock. */
+  clock?: Clock;
   random?: () => number;
   onError?: (err: unknown) => void;
 }
@@ -22,7 +24,8 @@ export function simulatorDeviceId(index: number): string {
  * aborts. One timer for all devices, so thousands of simulated devices cost one timer.
  */
 export async function runSimulator(options: SimulatorOptions, signal: AbortSignal): Promise<number> {
-  const now = options.now ?? Date.now;
+  const clock = options.clock ?? systemClock;
+  const now = (): number => clock.now();
   const random = options.random ?? Math.random;
   const periodMs = 1000 / options.rate;
   const devices = Array.from({ length: options.devices }, (_, i) => ({
@@ -34,7 +37,9 @@ export async function runSimulator(options: SimulatorOptions, signal: AbortSigna
   const tickMs = Math.max(1, Math.min(50, periodMs / 4));
   let sent = 0;
   await new Promise<void>((resolve) => {
-    const timer = setInterval(() => {
+    let timer: TimerHandle | undefined;
+    const tick = (): void => {
+      timer = clock.setTimeout(tick, tickMs);
       const t = now();
       for (const d of devices) {
         if (d.due > t) continue;
@@ -47,9 +52,10 @@ export async function runSimulator(options: SimulatorOptions, signal: AbortSigna
           options.onError?.(err);
         }
       }
-    }, tickMs);
+    };
+    timer = clock.setTimeout(tick, tickMs);
     const stop = () => {
-      clearInterval(timer);
+      if (timer !== undefined) clock.clearTimeout(timer);
       resolve();
     };
     if (signal.aborted) stop();

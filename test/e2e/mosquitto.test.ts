@@ -1,6 +1,7 @@
 import mqtt from 'mqtt';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { connectTelemetry, eventually, startApp, userToken, type RunningApp } from '../support/app-harness.js';
+import { ManualClock } from '../support/manual-clock.js';
 import { requireService } from '../support/services.js';
 
 const MOSQUITTO = 'mqtt://127.0.0.1:1883';
@@ -18,8 +19,8 @@ describe('MQTT ingestion through a real Mosquitto broker', () => {
     while (cleanup.length) await cleanup.pop()!().catch(() => undefined);
   });
 
-  async function hubOnMosquitto(clientId: string, extra: string[] = []): Promise<RunningApp> {
-    const hub = await startApp([`--ConnectionStrings:mqtt=${MOSQUITTO}`, `--Ingestion:Mqtt:ClientId=${clientId}`, ...extra]);
+  async function hubOnMosquitto(clientId: string, extra: string[] = [], clock?: ManualClock): Promise<RunningApp> {
+    const hub = await startApp([`--ConnectionStrings:mqtt=${MOSQUITTO}`, `--Ingestion:Mqtt:ClientId=${clientId}`, ...extra], undefined, clock);
     cleanup.push(() => hub.stop());
     await eventually(() => hub.app.telemetry.ingestion.connected, 5000, 'connected to mosquitto');
     return hub;
@@ -28,7 +29,8 @@ describe('MQTT ingestion through a real Mosquitto broker', () => {
   it('delivers MQTT 5 readings (QoS 0 and 1) to socket.io subscribers', async ({ skip }) => {
     if (!available) return skip();
     const tenant = `mq-${run}`;
-    const hub = await hubOnMosquitto(`hub-a-${run}`);
+    const clock = new ManualClock(Date.now());
+    const hub = await hubOnMosquitto(`hub-a-${run}`, [], clock);
     const socket = await connectTelemetry(hub.url, await userToken(tenant));
     cleanup.push(async () => socket.close());
     const got: { data: { q: number } }[] = [];
@@ -38,7 +40,7 @@ describe('MQTT ingestion through a real Mosquitto broker', () => {
     cleanup.push(() => device.endAsync());
     await device.publishAsync(`tenants/${tenant}/devices/d1/telemetry`, JSON.stringify({ q: 0 }), { qos: 0 });
     await eventually(() => got.length === 1, 3000, 'QoS 0 reading');
-    await new Promise((r) => setTimeout(r, 210));
+    clock.advance(210); // past the throttle interval: the next reading goes out at once
     const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
     await device.publishAsync(`tenants/${tenant}/devices/d1/telemetry`, JSON.stringify({ q: 1 }), {
       qos: 1,

@@ -7,7 +7,11 @@ import { DeviceFleet } from '../support/mqtt-device.js';
  * A raw engine.io/socket.io client over ws, so the test can stop reading from the socket: a
  * socket.io-client always reads.
  */
-async function stalledClient(url: string, token: string, deviceIds: string[]): Promise<{ ws: WebSocket; resume(): Promise<unknown[]> }> {
+async function stalledClient(
+  url: string,
+  token: string,
+  deviceIds: string[],
+): Promise<{ ws: WebSocket; resume(done: (readings: unknown[]) => boolean): Promise<unknown[]> }> {
   const ws = new WebSocket(`${url.replace('http', 'ws')}/socket.io/?EIO=4&transport=websocket`);
   const frames: string[] = [];
   ws.on('message', (data) => {
@@ -25,10 +29,12 @@ async function stalledClient(url: string, token: string, deviceIds: string[]): P
   (ws as unknown as { _socket: { pause(): void } })._socket.pause();
   return {
     ws,
-    async resume() {
+    /** Reads again until `done` holds for the readings received since the stall. */
+    async resume(done) {
+      const readings = () => frames.filter((f) => f.startsWith('42/telemetry,')).map((f) => JSON.parse(f.slice('42/telemetry,'.length))[1]);
       (ws as unknown as { _socket: { resume(): void } })._socket.resume();
-      await new Promise((r) => setTimeout(r, 500));
-      return frames.filter((f) => f.startsWith('42/telemetry,')).map((f) => JSON.parse(f.slice('42/telemetry,'.length))[1]);
+      await eventually(() => done(readings()), 5000, 'the stalled client to catch up');
+      return readings();
     },
   };
 }
@@ -69,7 +75,11 @@ describe('slow consumers', () => {
     // Delivery to the healthy client stayed prompt throughout, while the other client was stalled.
     expect(Date.now() - publishedAt).toBeLessThan(1000);
 
-    const delivered = (await stalled.resume()) as { deviceId: string; data: { n: number } }[];
+    type Delivered = { deviceId: string; data: { n: number } };
+    const newest = (readings: Delivered[], id: string) => readings.filter((r) => r.deviceId === id).at(-1)?.data.n;
+    const delivered = (await stalled.resume(
+      (readings) => newest(readings as Delivered[], 'd0') === total - 2 && newest(readings as Delivered[], 'd1') === total - 1,
+    )) as Delivered[];
     // It got far fewer than were sent (conflated), and the newest of each device came through.
     expect(delivered.length).toBeLessThan(total);
     const lastOf = (id: string) => delivered.filter((r) => r.deviceId === id).at(-1)?.data.n;

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll } from 'vitest';
 import type { Socket } from 'socket.io-client';
 import { Redis } from 'ioredis';
-import { connectTelemetry, startApp, userToken, type RunningApp } from '../support/app-harness.js';
+import { connectTelemetry, eventually, startApp, userToken, type RunningApp } from '../support/app-harness.js';
 import { start, type EventHubsPeer } from '../support/eventhubs-peer/eventhubs-peer.js';
 
 export const REDIS_URL = 'redis://127.0.0.1:6379';
@@ -118,7 +118,22 @@ export async function deleteCheckpointKeys(redis: Redis, peer: EventHubsPeer): P
   await redis.del(o, c);
 }
 
-export function delay(ms: number): Promise<void> {
+/**
+ * Appends one event every pipeline drops (not JSON) to each partition and waits until the hubs
+ * dropped them all: every event appended before has been handed to a pipeline by then, so counts
+ * taken after it are final. A barrier instead of a fixed wait for "nothing more arrives".
+ */
+export async function ingestionSettled(peer: EventHubsPeer, partitions: number, hubs: RunningApp[]): Promise<void> {
+  const dropped = () => hubs.reduce((sum, h) => sum + h.app.telemetry.pipeline.stats().dropped.bad_json, 0);
+  const target = dropped() + partitions;
+  for (let p = 0; p < partitions; p++) {
+    peer.injectEvent(String(p), Buffer.from('barrier: not json'), { properties: { tenant_id: 'barrier', deviceId: 'barrier' } });
+  }
+  await eventually(() => dropped() === target, 10_000, 'the barrier event of every partition');
+}
+
+/** A pause between polls of a condition checked with its own deadline. */
+export function pollPause(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 

@@ -4,7 +4,8 @@ import { requireService } from '../support/services.js';
 import {
   checkpointedEvents,
   checkpointKeys,
-  delay,
+  ingestionSettled,
+  pollPause,
   injectReadings,
   ownership,
   REDIS_URL,
@@ -46,7 +47,7 @@ describe.skipIf(!hasRedis)('Event Hubs end to end: a restarted hub resumes from 
     // Checkpoints are written after each handed-over batch, under keys that carry the hub name.
     let covered = 0;
     const deadline = Date.now() + 5000;
-    while ((covered = await checkpointedEvents(fx.redis, fx.peer)) < total && Date.now() < deadline) await delay(50);
+    while ((covered = await checkpointedEvents(fx.redis, fx.peer)) < total && Date.now() < deadline) await pollPause(50);
     expect(covered).toBe(total);
     expect(await fx.redis.exists(checkpointKeys(fx.peer).ownership)).toBe(1);
 
@@ -65,7 +66,8 @@ describe.skipIf(!hasRedis)('Event Hubs end to end: a restarted hub resumes from 
     const last = FIRST + perDevice - 1;
     const more = perDevice * DEVICES.length;
     await eventually(() => b.app.telemetry.pipeline.stats().accepted >= more, 20_000, 'hub B accepting the events injected since A stopped');
-    await delay(1500);
+    await ingestionSettled(fx.peer, PARTITIONS, [b]);
+    await eventually(() => DEVICES.every((d) => fx.subscriber!.of(d).at(-1)?.data['n'] === last), 5000, 'the newest reading of every device at the subscriber');
 
     // seq is the partition's sequence number (+1), so it continues from A's: a client that skips
     // seqs it has seen keeps working across the restart.
@@ -80,6 +82,9 @@ describe.skipIf(!hasRedis)('Event Hubs end to end: a restarted hub resumes from 
       expect(ns.at(-1)).toBe(last);
       expect(new Set(received.map((r) => r.seq)).size).toBe(received.length);
     }
-    expect(await checkpointedEvents(fx.redis, fx.peer)).toBe(total + more);
+    // Every event is checkpointed, the barrier's one per partition included.
+    const checkpointDeadline = Date.now() + 5000;
+    while ((covered = await checkpointedEvents(fx.redis, fx.peer)) < total + more + PARTITIONS && Date.now() < checkpointDeadline) await pollPause(50);
+    expect(covered).toBe(total + more + PARTITIONS);
   }, 60_000);
 });

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { eventually, type RunningApp } from '../support/app-harness.js';
 import { requireService } from '../support/services.js';
 import {
-  delay,
+  ingestionSettled,
+  pollPause,
   injectReadings,
   ownerIdOf,
   ownership,
@@ -47,7 +48,7 @@ describe.skipIf(!hasRedis)('Event Hubs end to end: two hub instances share the p
         readers.length === PARTITIONS &&
         [...owners].every(([p, o]) => readers.filter((r) => r.partitionId === p && r.receiverName === o).length === 1);
       stablePolls = balanced ? stablePolls + 1 : 0;
-      await delay(100);
+      await pollPause(100);
     }
     const ownerOf = (deviceId: string): 'a' | 'b' => (owners.get(fx.peer.partitionFor(deviceId)) === ids.a ? 'a' : 'b');
     const ofA = DEVICES.filter((d) => ownerOf(d) === 'a');
@@ -60,7 +61,7 @@ describe.skipIf(!hasRedis)('Event Hubs end to end: two hub instances share the p
     const accepted = () => a.app.telemetry.pipeline.stats().accepted + b.app.telemetry.pipeline.stats().accepted;
     await eventually(() => accepted() >= total, 10_000, 'every event accepted');
     await eventually(() => DEVICES.every((d) => fx.subscriber!.of(d).at(-1)?.data['n'] === PER_DEVICE - 1), 5000, 'newest reading of every device on B');
-    await delay(1000);
+    await ingestionSettled(fx.peer, PARTITIONS, [a, b]);
 
     expect(accepted()).toBe(total);
     for (const d of DEVICES) {

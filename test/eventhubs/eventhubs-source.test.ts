@@ -1,4 +1,5 @@
 import type { CheckpointStore } from '@azure/event-hubs';
+import { createServer, type AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MemoryCheckpointStore } from '../../src/ingest/eventhubs/memory-checkpoint-store.js';
 import { createEventHubsPublisher } from '../../src/simulator/eventhubs-producer.js';
@@ -6,7 +7,7 @@ import { start, type EventHubsPeer } from '../support/eventhubs-peer/eventhubs-p
 import type { StoreUnderTest } from './checkpoint-store.case.js';
 import { redisOrReport, redisStoreUnderTest } from './redis-for-tests.js';
 import { runSource } from './source-harness.js';
-import { delay, waitFor } from './wait-for.js';
+import { waitFor } from './wait-for.js';
 
 const PARTITIONS = 4;
 const TRACEPARENT = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
@@ -37,6 +38,20 @@ async function publish(from: number, count: number, devices = 6): Promise<void> 
   } finally {
     await publisher.close();
   }
+}
+
+/**
+ * Appends a marker to every partition and waits until the sinks got them all: whatever the source
+ * would hand over before them (a repeat after a restart, an event read twice) has arrived by then.
+ */
+let markers = 0;
+async function barrier(...sinks: { payloads(): { marker?: number }[] }[]): Promise<void> {
+  const round = ++markers * 100;
+  for (let p = 0; p < PARTITIONS; p++) {
+    peer.injectEvent(String(p), Buffer.from(JSON.stringify({ marker: round + p })), { properties: { tenant_id: 'acme', deviceId: 'marker' } });
+  }
+  const seen = () => new Set(sinks.flatMap((s) => s.payloads().map((m) => m.marker)).filter((m) => m !== undefined && m >= round && m < round + 100));
+  await waitFor(`markers in all ${PARTITIONS} partitions`, () => seen().size === PARTITIONS);
 }
 
 const numbers = (payloads: { n?: number }[]): number[] =>
@@ -92,9 +107,17 @@ describe('EventHubsSource', () => {
   });
 
   it('stays disconnected while the hub is unreachable and still stops promptly', async () => {
-    const unreachable = peer.connectionString.replace(`:${peer.port};`, ':1;');
+    // A listener that drops every connection: each attempt of the source is seen, none succeeds.
+    let attempts = 0;
+    const dropper = createServer((socket) => {
+      attempts++;
+      socket.destroy();
+    });
+    await new Promise<void>((resolve) => dropper.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise<void>((resolve) => dropper.close(() => resolve())));
+    const unreachable = peer.connectionString.replace(`:${peer.port};`, `:${(dropper.address() as AddressInfo).port};`);
     const { source, stop } = runSource(unreachable, new MemoryCheckpointStore(), track);
-    await delay(1000);
+    await waitFor('the source to try the hub twice', () => attempts >= 2);
     expect(source.connected).toBe(false);
     const stopping = Date.now();
     await stop();
@@ -125,7 +148,7 @@ describe.each(stores)('EventHubsSource with the %s checkpoint store', (_name, cr
     await publish(30, 30);
     const second = runSource(peer.connectionString, store, track);
     await waitFor('next 30 readings', () => second.sink.readings.length >= 30);
-    await delay(500);
+    await barrier(second.sink);
     expect(numbers(second.sink.payloads())).toEqual(range(30, 30));
   });
 
@@ -138,8 +161,8 @@ describe.each(stores)('EventHubsSource with the %s checkpoint store', (_name, cr
     const second = runSource(peer.connectionString, store, track, { maxBatchSize });
     const seen = () => new Set([...numbers(first.sink.payloads()), ...numbers(second.sink.payloads())]);
     await waitFor('all 400 readings', () => seen().size === 400);
-    await delay(500);
-    const handed = first.sink.readings.length + second.sink.readings.length;
+    await barrier(second.sink);
+    const handed = first.sink.readings.length + second.sink.readings.length - PARTITIONS;
     expect(handed - 400).toBeLessThanOrEqual(PARTITIONS * maxBatchSize);
     expect(first.sink.readings.length).toBeLessThan(400);
   });
@@ -174,13 +197,13 @@ describe.each(stores)('EventHubsSource with the %s checkpoint store', (_name, cr
 
     await publish(0, 80, 16);
     await waitFor('80 readings', () => a.sink.readings.length + b.sink.readings.length >= 80);
-    await delay(500);
+    await barrier(a.sink, b.sink);
     expect(numbers([...a.sink.payloads(), ...b.sink.payloads()])).toEqual(range(0, 80));
 
     const ownerOf = new Map(ownership.map((o) => [o.partitionId, o.ownerId]));
     for (const [name, running] of [['instance-a', a], ['instance-b', b]] as const) {
       expect(running.sink.readings.length).toBeGreaterThan(0);
-      for (const raw of running.sink.readings) expect(ownerOf.get(peer.partitionFor(raw.deviceId!))).toBe(name);
+      for (const raw of running.sink.readings.filter((r) => r.deviceId !== 'marker')) expect(ownerOf.get(peer.partitionFor(raw.deviceId!))).toBe(name);
     }
   });
 });

@@ -6,7 +6,3 @@ export async function waitFor(what: string, condition: () => boolean | Promise<b
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }
-
-export function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}

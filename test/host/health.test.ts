@@ -1,13 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { HealthChecks, type HealthCheck } from '../../src/host/health/health-checks.js';
 import { mapHealthEndpoints } from '../../src/host/health/health-endpoints.js';
+import { ManualClock } from '../support/manual-clock.js';
 import { devConfig } from './support/test-config.js';
 import { testServer } from './support/test-server.js';
 
 const never = () => new Promise<never>(() => undefined);
 
-function serverWith(checks: HealthCheck[], timeoutMs = 5000) {
-  const health = new HealthChecks({ timeoutMs });
+function serverWith(checks: HealthCheck[], timeoutMs = 5000, clock?: ManualClock) {
+  const health = new HealthChecks({ timeoutMs, ...(clock ? { clock } : {}) });
   for (const c of checks) health.add(c);
   return testServer((web) => mapHealthEndpoints(web.routes, health)).server;
 }
@@ -58,8 +59,11 @@ describe('health endpoints', () => {
     expect(res.json()).toMatchObject({ status: 'Unhealthy', checks: expect.arrayContaining([expect.objectContaining({ name: 'database', status: 'Unhealthy' })]) });
   });
 
-  it('a check that hangs times out as Unhealthy (registry timeout), and its signal is aborted', async () => {
+  it('a check that hangs times out as Unhealthy at the registry timeout, not before, and its signal is aborted', async () => {
+    const clock = new ManualClock();
     let signal: AbortSignal | undefined;
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => (started = resolve));
     const server = serverWith(
       [
         {
@@ -67,26 +71,56 @@ describe('health endpoints', () => {
           tags: ['ready'],
           check: (s) => {
             signal = s;
+            started();
             return never();
           },
         },
       ],
       50,
+      clock,
     );
 
-    const res = await server.inject('/health/ready');
+    const response = server.inject('/health/ready');
+    await running;
+    await clock.advanceAndSettle(49);
+    expect(signal?.aborted).toBe(false);
+    clock.advance(1);
+    const res = await response;
 
     expect(res.statusCode).toBe(503);
-    expect(res.json()).toMatchObject({ checks: [{ name: 'database', status: 'Unhealthy' }] });
+    expect(res.json()).toMatchObject({ checks: [{ name: 'database', status: 'Unhealthy', durationMs: 50 }] });
     expect(signal?.aborted).toBe(true);
   });
 
   it("a check's own timeout overrides the registry's", async () => {
-    const server = serverWith([{ name: 'slow-dependency', tags: ['live'], timeoutMs: 30, check: never }], 60_000);
+    const clock = new ManualClock();
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    const check = () => {
+      started();
+      return never();
+    };
+    const server = serverWith([{ name: 'slow-dependency', tags: ['live'], timeoutMs: 30, check }], 60_000, clock);
 
-    const res = await server.inject('/health/live');
+    const response = server.inject('/health/live');
+    await running;
+    clock.advance(30);
+    const res = await response;
 
     expect(res.statusCode).toBe(503);
+    expect(res.json()).toMatchObject({ checks: [{ name: 'slow-dependency', durationMs: 30 }] });
+  });
+
+  it('reports how long each check took on the injected clock', async () => {
+    const clock = new ManualClock();
+    const health = new HealthChecks({ timeoutMs: 5000, clock });
+    health.add({ name: 'database', tags: ['ready'], check: () => new Promise((resolve) => clock.setTimeout(() => resolve({ status: 'Healthy' }), 120)) });
+
+    const report = health.run('ready');
+    await clock.advanceAndSettle(0);
+    clock.advance(120);
+
+    expect(await report).toEqual({ status: 'Healthy', checks: [{ name: 'database', status: 'Healthy', durationMs: 120 }] });
   });
 
   it('the check timeout defaults to 5 s and is configured by Health:CheckTimeoutSeconds', () => {

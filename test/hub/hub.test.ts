@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { Backplane, BackplaneEnvelope } from '../../src/hub/backplane.js';
-import { MemoryBackplane } from '../../src/hub/backplane.js';
+import type { BackplaneEnvelope } from '../../src/hub/backplane.js';
+import { MemoryBackplane, MemoryBackplaneBus } from '../../src/hub/backplane.js';
 import { Hub } from '../../src/hub/hub.js';
 import { HubOutboundMessage } from '../../src/hub/outbound-message.js';
 import type { MessageCodec, OutboundMessage } from '../../src/hub/types.js';
 import type { Reading } from '../../src/protocol/reading.js';
-import { FakeConnection } from './fake-connection.js';
+import { MemoryConnection } from '../../src/hub/memory-connection.js';
 
 const text = (data: string, group = 'g'): HubOutboundMessage =>
   new HubOutboundMessage({ kind: 'group', group }, 'text', data);
@@ -20,25 +20,17 @@ const reading = (seq: number, deviceId = 'dev-001'): Reading => ({
 });
 
 /** A backplane pair standing in for two nodes: each hears only the other. */
-function linkedBackplanes(): [Backplane, Backplane, BackplaneEnvelope[]] {
-  const handlers: ((e: BackplaneEnvelope) => void)[][] = [[], []];
-  const log: BackplaneEnvelope[] = [];
-  const make = (self: 0 | 1): Backplane => ({
-    publish: (e) => {
-      log.push(e);
-      // A real backplane serializes; a JSON round trip keeps the test honest about that.
-      for (const h of handlers[1 - self]!) h(JSON.parse(JSON.stringify(e)) as BackplaneEnvelope);
-    },
-    onMessage: (h) => void handlers[self]!.push(h),
-    close: async () => {},
-  });
-  return [make(0), make(1), log];
-}
+/** A connection of tenant `demo`; `onMessage` sees each message as its reader reads it. */
+const connection = (id: string, onMessage?: (m: OutboundMessage) => void): MemoryConnection =>
+  new MemoryConnection({ id, tenantId: 'demo', userId: 'u', ...(onMessage ? { onMessage } : {}) });
+
+/** Lets the memory backplane deliver what was published so far. */
+const delivered = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 describe('Hub', () => {
   it('delivers a reading published right after join returns', () => {
     const hub = new Hub();
-    const conn = new FakeConnection('c1');
+    const conn = connection('c1');
     hub.addConnection(conn);
     expect(hub.join('c1', 'device:demo:dev-001')).toBe(true);
     hub.publishReading(reading(1));
@@ -49,8 +41,8 @@ describe('Hub', () => {
 
   it('sends a device’s readings only to its group', () => {
     const hub = new Hub();
-    const a = new FakeConnection('a');
-    const b = new FakeConnection('b');
+    const a = connection('a');
+    const b = connection('b');
     hub.addConnection(a);
     hub.addConnection(b);
     hub.join('a', 'device:demo:dev-001');
@@ -62,7 +54,7 @@ describe('Hub', () => {
 
   it('stops delivering after leave', () => {
     const hub = new Hub();
-    const conn = new FakeConnection('c1');
+    const conn = connection('c1');
     hub.addConnection(conn);
     hub.join('c1', 'g');
     hub.sendToGroup('g', text('one'));
@@ -84,7 +76,7 @@ describe('Hub', () => {
       },
     };
     for (let i = 0; i < 1000; i++) {
-      const conn = new FakeConnection(`c${i}`, 'demo', 'u', (m) => void wire.push(m.encoded(codec)));
+      const conn = connection(`c${i}`, (m) => void wire.push(m.encoded(codec)));
       hub.addConnection(conn);
       hub.join(conn.id, 'device:demo:dev-001');
     }
@@ -97,8 +89,8 @@ describe('Hub', () => {
 
   it('removeConnection leaves every group and drops groups left empty', () => {
     const hub = new Hub();
-    const a = new FakeConnection('a');
-    const b = new FakeConnection('b');
+    const a = connection('a');
+    const b = connection('b');
     hub.addConnection(a);
     hub.addConnection(b);
     for (let i = 0; i < 100; i++) hub.join('a', `g${i}`);
@@ -116,7 +108,7 @@ describe('Hub', () => {
 
   it('leave of the last member drops the group', () => {
     const hub = new Hub();
-    hub.addConnection(new FakeConnection('a'));
+    hub.addConnection(connection('a'));
     hub.join('a', 'g');
     hub.leave('a', 'g');
     expect(hub.groupCount).toBe(0);
@@ -135,13 +127,13 @@ describe('Hub', () => {
 
   it('refuses a second connection with the same id', () => {
     const hub = new Hub();
-    hub.addConnection(new FakeConnection('a'));
-    expect(() => hub.addConnection(new FakeConnection('a'))).toThrow();
+    hub.addConnection(connection('a'));
+    expect(() => hub.addConnection(connection('a'))).toThrow();
   });
 
   it('join is idempotent: one delivery per message', () => {
     const hub = new Hub();
-    const conn = new FakeConnection('a');
+    const conn = connection('a');
     hub.addConnection(conn);
     hub.join('a', 'g');
     hub.join('a', 'g');
@@ -152,8 +144,8 @@ describe('Hub', () => {
 
   it('sends to all connections and to one connection', () => {
     const hub = new Hub();
-    const a = new FakeConnection('a');
-    const b = new FakeConnection('b');
+    const a = connection('a');
+    const b = connection('b');
     hub.addConnection(a);
     hub.addConnection(b);
     hub.sendToAll(new HubOutboundMessage({ kind: 'server' }, 'text', 'all'));
@@ -164,7 +156,7 @@ describe('Hub', () => {
 
   it('closeConnection removes the connection before closing it with the reason', () => {
     const hub = new Hub();
-    const conn = new FakeConnection('a');
+    const conn = connection('a');
     hub.addConnection(conn);
     hub.join('a', 'g');
     expect(hub.closeConnection('a', 'kicked')).toBe(true);
@@ -175,7 +167,7 @@ describe('Hub', () => {
 
   it('closeAll closes every connection for shutdown', () => {
     const hub = new Hub();
-    const conns = ['a', 'b', 'c'].map((id) => new FakeConnection(id));
+    const conns = ['a', 'b', 'c'].map((id) => connection(id));
     for (const c of conns) {
       hub.addConnection(c);
       hub.join(c.id, 'g');
@@ -189,26 +181,26 @@ describe('Hub', () => {
   it('keeps delivering to the rest of a group when a member is removed during the send', () => {
     const hub = new Hub();
     const seen: string[] = [];
-    const kicker = new FakeConnection('kicker', 'demo', 'u', () => {
+    const kicker = connection('kicker', () => {
       seen.push('kicker');
       hub.removeConnection('kicker');
     });
     hub.addConnection(kicker);
     hub.join('kicker', 'g');
     for (const id of ['x', 'y']) {
-      hub.addConnection(new FakeConnection(id, 'demo', 'u', () => void seen.push(id)));
+      hub.addConnection(connection(id, () => void seen.push(id)));
       hub.join(id, 'g');
     }
     hub.sendToGroup('g', text('m'));
     expect(seen.sort()).toEqual(['kicker', 'x', 'y']);
   });
 
-  it('delivers group and broadcast sends to connections on another node through the backplane', () => {
-    const [bp1, bp2] = linkedBackplanes();
-    const node1 = new Hub({ backplane: bp1 });
-    const node2 = new Hub({ backplane: bp2 });
-    const local = new FakeConnection('local');
-    const remote = new FakeConnection('remote');
+  it('delivers group and broadcast sends to connections on another node through the backplane', async () => {
+    const bus = new MemoryBackplaneBus();
+    const node1 = new Hub({ backplane: bus.node() });
+    const node2 = new Hub({ backplane: bus.node() });
+    const local = connection('local');
+    const remote = connection('remote');
     node1.addConnection(local);
     node2.addConnection(remote);
     node1.join('local', 'device:demo:dev-001');
@@ -216,27 +208,30 @@ describe('Hub', () => {
 
     node1.publishReading(reading(3));
     node1.sendToAll(new HubOutboundMessage({ kind: 'server' }, 'text', 'hello'));
+    await delivered();
 
-    const summary = (c: FakeConnection) => c.received.map((m: OutboundMessage) => [m.source, m.conflationKey, m.kind, m.data]);
+    const summary = (c: MemoryConnection) => c.received.map((m: OutboundMessage) => [m.source, m.conflationKey, m.kind, m.data]);
     expect(summary(remote)).toEqual(summary(local));
     expect(summary(remote)).toHaveLength(2);
     // The kind crosses nodes with the message: a reading stays a reading, a send stays a message.
     expect(remote.received.map((m) => m.kind)).toEqual(['reading', 'message']);
   });
 
-  it("sends to a user's connections on every node, and to a connection wherever it is", () => {
-    const [bp1, bp2] = linkedBackplanes();
+  it("sends to a user's connections on every node, and to a connection wherever it is", async () => {
+    const bus = new MemoryBackplaneBus();
+    const [bp1, bp2] = [bus.node(), bus.node()];
     const node1 = new Hub({ backplane: bp1 });
     const node2 = new Hub({ backplane: bp2 });
-    const aliceHere = new FakeConnection('alice-1', 'demo', 'alice');
-    const aliceThere = new FakeConnection('alice-2', 'demo', 'alice');
-    const bobThere = new FakeConnection('bob-1', 'demo', 'bob');
+    const aliceHere = new MemoryConnection({ id: 'alice-1', tenantId: 'demo', userId: 'alice' });
+    const aliceThere = new MemoryConnection({ id: 'alice-2', tenantId: 'demo', userId: 'alice' });
+    const bobThere = new MemoryConnection({ id: 'bob-1', tenantId: 'demo', userId: 'bob' });
     node1.addConnection(aliceHere);
     node2.addConnection(aliceThere);
     node2.addConnection(bobThere);
 
     node1.sendToUser('alice', new HubOutboundMessage({ kind: 'server' }, 'text', 'to alice'));
     expect(node1.sendToConnection('bob-1', new HubOutboundMessage({ kind: 'server' }, 'text', 'to bob'))).toBe(true);
+    await delivered();
 
     expect(aliceHere.received.map((m) => m.data)).toEqual(['to alice']);
     expect(aliceThere.received.map((m) => m.data)).toEqual(['to alice']);
@@ -248,17 +243,31 @@ describe('Hub', () => {
     expect(alone.sendToConnection('nobody', text('x'))).toBe(false);
   });
 
-  it('delivers backplane messages locally only, never back to the backplane', () => {
-    const [bp1, bp2, log] = linkedBackplanes();
+  it('delivers backplane messages locally only, never back to the backplane', async () => {
+    const bus = new MemoryBackplaneBus();
+    const [bp1, bp2] = [bus.node(), bus.node()];
+    const log: BackplaneEnvelope[] = [];
+    for (const bp of [bp1, bp2]) {
+      const publish = bp.publish.bind(bp);
+      bp.publish = (e) => {
+        log.push(e);
+        publish(e);
+      };
+    }
     const node1 = new Hub({ backplane: bp1 });
-    new Hub({ backplane: bp2 });
+    const node2 = new Hub({ backplane: bp2 });
+    const member = connection('member');
+    node2.addConnection(member);
+    node2.join('member', 'g');
     node1.sendToGroup('g', text('once'));
+    await delivered();
+    expect(member.received.map((m) => m.data)).toEqual(['once']);
     expect(log).toHaveLength(1);
   });
 
   it('works with the single-node MemoryBackplane', () => {
     const hub = new Hub({ backplane: new MemoryBackplane() });
-    const conn = new FakeConnection('a');
+    const conn = connection('a');
     hub.addConnection(conn);
     hub.join('a', 'g');
     hub.sendToGroup('g', text('x'));
@@ -269,7 +278,7 @@ describe('Hub', () => {
 describe('Hub limits', () => {
   it('refuses a join past maxGroupsPerConnection; a group already joined stays joinable', () => {
     const hub = new Hub({ maxGroupsPerConnection: 2 });
-    hub.addConnection(new FakeConnection('c1'));
+    hub.addConnection(new MemoryConnection({ id: 'c1' }));
     expect(hub.tryJoin('c1', 'a')).toBe('joined');
     expect(hub.tryJoin('c1', 'b')).toBe('joined');
     expect(hub.tryJoin('c1', 'c')).toBe('group-limit');
@@ -283,16 +292,16 @@ describe('Hub limits', () => {
 
   it('counts connections per user (within a tenant) and per tenant, and frees them on removal', () => {
     const hub = new Hub({ maxConnectionsPerUser: 1, maxConnectionsPerTenant: 2 });
-    expect(hub.tryAddConnection(new FakeConnection('c1', 't1', 'u1'))).toBeUndefined();
-    expect(hub.tryAddConnection(new FakeConnection('c2', 't1', 'u1'))).toBe('user');
-    expect(hub.tryAddConnection(new FakeConnection('c3', 't2', 'u1'))).toBeUndefined();
-    expect(hub.tryAddConnection(new FakeConnection('c4', 't1', 'u2'))).toBeUndefined();
-    expect(hub.tryAddConnection(new FakeConnection('c5', 't1', 'u3'))).toBe('tenant');
+    expect(hub.tryAddConnection(new MemoryConnection({ id: 'c1', tenantId: 't1', userId: 'u1' }))).toBeUndefined();
+    expect(hub.tryAddConnection(new MemoryConnection({ id: 'c2', tenantId: 't1', userId: 'u1' }))).toBe('user');
+    expect(hub.tryAddConnection(new MemoryConnection({ id: 'c3', tenantId: 't2', userId: 'u1' }))).toBeUndefined();
+    expect(hub.tryAddConnection(new MemoryConnection({ id: 'c4', tenantId: 't1', userId: 'u2' }))).toBeUndefined();
+    expect(hub.tryAddConnection(new MemoryConnection({ id: 'c5', tenantId: 't1', userId: 'u3' }))).toBe('tenant');
     expect(hub.hasConnection('c2')).toBe(false);
     hub.removeConnection('c1');
     expect(hub.connectionLimit('u1', 't1')).toBeUndefined();
     expect(hub.connectionLimit('u3', 't1')).toBeUndefined();
     // Connections without a user or tenant (anonymous Web PubSub tokens) count against nothing.
-    expect(hub.tryAddConnection(new FakeConnection('c6', undefined, undefined))).toBeUndefined();
+    expect(hub.tryAddConnection(new MemoryConnection({ id: 'c6' }))).toBeUndefined();
   });
 });

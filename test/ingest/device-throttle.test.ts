@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DeviceThrottle } from '../../src/ingest/device-throttle.js';
-import { FakeScheduler } from './fake-scheduler.js';
+import { ManualClock } from '../support/manual-clock.js';
 
 interface Sent {
   device: string;
@@ -8,13 +8,12 @@ interface Sent {
 }
 
 function setup(maxPerSecond = 5) {
-  const clock = new FakeScheduler();
+  const clock = new ManualClock();
   const emitted: (Sent & { at: number })[] = [];
   const throttle = new DeviceThrottle<Sent>({
     maxPerSecond,
-    now: clock.now,
-    scheduler: clock,
-    emit: (v) => emitted.push({ ...v, at: clock.time }),
+    clock,
+    emit: (v) => emitted.push({ ...v, at: clock.monotonicNow() }),
   });
   const send = (device: string, n: number) => throttle.offer(device, { device, n });
   return { clock, emitted, throttle, send };
@@ -27,7 +26,7 @@ describe('DeviceThrottle', () => {
       send('dev', n);
       clock.advance(10);
     }
-    const burstEnd = clock.time - 10;
+    const burstEnd = clock.monotonicNow() - 10;
     clock.advance(1000);
 
     expect(emitted.length).toBeGreaterThanOrEqual(12);
@@ -66,7 +65,7 @@ describe('DeviceThrottle', () => {
     const { clock, emitted, send } = setup(5);
     for (let n = 1; n <= 5; n++) {
       send('slow', n);
-      expect(emitted.at(-1)).toEqual({ device: 'slow', n, at: clock.time });
+      expect(emitted.at(-1)).toEqual({ device: 'slow', n, at: clock.monotonicNow() });
       clock.advance(250);
     }
   });
@@ -93,14 +92,14 @@ describe('DeviceThrottle', () => {
       clock.advance(1);
     }
     send('quiet', 1);
-    expect(emitted.at(-1)).toEqual({ device: 'quiet', n: 1, at: clock.time });
+    expect(emitted.at(-1)).toEqual({ device: 'quiet', n: 1, at: clock.monotonicNow() });
   });
 
   it('emits a due reading even when the timer fires late', () => {
     const { clock, emitted, throttle } = setup(5);
     throttle.offer('a', { device: 'a', n: 1 });
     throttle.offer('a', { device: 'a', n: 2 });
-    clock.time += 500; // the event loop was blocked: time moved, no timer ran
+    clock.block(500); // the event loop was blocked: time moved, no timer ran
     throttle.offer('b', { device: 'b', n: 1 });
     expect(emitted.map((e) => `${e.device}${e.n}`)).toEqual(['a1', 'a2', 'b1']);
   });
@@ -159,11 +158,10 @@ describe('DeviceThrottle', () => {
   });
 
   it('keeps working after emit throws', () => {
-    const clock = new FakeScheduler();
+    const clock = new ManualClock();
     const seen: number[] = [];
     const throttle = new DeviceThrottle<number>({
-      now: clock.now,
-      scheduler: clock,
+      clock,
       emit: (n) => {
         seen.push(n);
         if (n === 2) throw new Error('subscriber broke');

@@ -4,12 +4,12 @@ import { emptyDropCounts } from '../../src/ingest/drop-reason.js';
 import { ReadingPipeline } from '../../src/ingest/reading-pipeline.js';
 import type { RawReading } from '../../src/ingest/source.js';
 import type { Reading } from '../../src/protocol/reading.js';
-import { FakeScheduler } from './fake-scheduler.js';
+import { ManualClock } from '../support/manual-clock.js';
 
 const WALL = 1_763_800_000_000;
 
 function setup(options: { maxPerSecond?: number; publish?: (r: Reading) => void } = {}) {
-  const clock = new FakeScheduler();
+  const clock = new ManualClock(WALL);
   const registry = new DeviceRegistry();
   const published: Reading[] = [];
   const warnings: { obj: object; msg: string }[] = [];
@@ -17,9 +17,7 @@ function setup(options: { maxPerSecond?: number; publish?: (r: Reading) => void 
     registry,
     publish: options.publish ?? ((r) => published.push(r)),
     logger: { warn: (obj, msg) => warnings.push({ obj, msg }) },
-    now: () => WALL + clock.time,
-    monotonicNow: clock.now,
-    scheduler: clock,
+    clock,
     maxPerSecond: options.maxPerSecond ?? Infinity,
   });
   return { clock, registry, published, warnings, pipeline };
@@ -189,14 +187,11 @@ describe('ReadingPipeline with transport-numbered readings (Event Hubs)', () => 
 describe('ReadingPipeline device quota', () => {
   it('drops the readings of a device the registry has no room for, counted as device_limit', () => {
     const published: Reading[] = [];
-    const clock = new FakeScheduler();
     const pipeline = new ReadingPipeline({
       registry: new DeviceRegistry({ maxDevicesPerTenant: 1 }),
       publish: (r) => published.push(r),
       logger: { warn: () => undefined },
-      now: () => WALL + clock.time,
-      monotonicNow: clock.now,
-      scheduler: clock,
+      clock: new ManualClock(WALL),
       maxPerSecond: Infinity,
     });
     expect(pipeline.offer(raw('dev-001', { n: 1 }))).toEqual({ accepted: true });

@@ -1,75 +1,82 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Principal } from '../../src/security/principal.js';
 import { scheduleExpiry } from '../../src/security/schedule-expiry.js';
+import { ManualClock } from '../support/manual-clock.js';
 
 const user = (expiresAt?: number): Principal => ({ sub: 'alice', tenantId: 'acme', roles: [], scheme: 'bearer', ...(expiresAt === undefined ? {} : { expiresAt }) });
 
+let clock: ManualClock;
 beforeEach(() => {
-  vi.useFakeTimers();
-  vi.setSystemTime(1_760_000_000_000);
+  clock = new ManualClock(1_760_000_000_000);
 });
-afterEach(() => vi.useRealTimers());
 
 describe('scheduleExpiry', () => {
   it('fires once, at expiry and not before', () => {
     const onExpire = vi.fn();
-    scheduleExpiry(user(Date.now() + 60_000), onExpire);
-    vi.advanceTimersByTime(59_999);
+    scheduleExpiry(user(clock.now() + 60_000), onExpire, clock);
+    clock.advance(59_999);
     expect(onExpire).not.toHaveBeenCalled();
-    vi.advanceTimersByTime(1);
+    clock.advance(1);
     expect(onExpire).toHaveBeenCalledTimes(1);
-    vi.advanceTimersByTime(3_600_000);
+    clock.advance(3_600_000);
     expect(onExpire).toHaveBeenCalledTimes(1);
   });
 
   it('cancel prevents it', () => {
     const onExpire = vi.fn();
-    const cancel = scheduleExpiry(user(Date.now() + 1000), onExpire);
+    const cancel = scheduleExpiry(user(clock.now() + 1000), onExpire, clock);
     cancel();
     cancel();
-    vi.advanceTimersByTime(10_000);
+    clock.advance(10_000);
     expect(onExpire).not.toHaveBeenCalled();
+    expect(clock.activeTimers).toBe(0);
   });
 
-  it('an already expired credential fires on the next macrotask, after the caller got cancel', () => {
+  it('an already expired credential fires on the next timer turn, after the caller got cancel', () => {
     const onExpire = vi.fn();
-    scheduleExpiry(user(Date.now() - 5), onExpire);
+    scheduleExpiry(user(clock.now() - 5), onExpire, clock);
     expect(onExpire).not.toHaveBeenCalled();
-    vi.advanceTimersByTime(0);
+    clock.advance(0);
     expect(onExpire).toHaveBeenCalledTimes(1);
   });
 
   it('a credential without expiry never fires', () => {
     const onExpire = vi.fn();
-    scheduleExpiry(user(), onExpire)();
-    vi.advanceTimersByTime(365 * 24 * 3_600_000);
+    scheduleExpiry(user(), onExpire, clock)();
+    clock.advance(365 * 24 * 3_600_000);
     expect(onExpire).not.toHaveBeenCalled();
+    expect(clock.activeTimers).toBe(0);
   });
 
   it('waits beyond the 24.8-day setTimeout limit instead of firing at once', () => {
     const onExpire = vi.fn();
     const day = 24 * 3_600_000;
-    const spy = vi.spyOn(globalThis, 'setTimeout');
-    scheduleExpiry(user(Date.now() + 60 * day), onExpire);
-    expect(Math.max(...spy.mock.calls.map((c) => c[1] ?? 0))).toBeLessThanOrEqual(2 ** 31 - 1);
-    vi.advanceTimersByTime(30 * day);
+    scheduleExpiry(user(clock.now() + 60 * day), onExpire, clock);
+    clock.advance(30 * day);
     expect(onExpire).not.toHaveBeenCalled();
-    vi.advanceTimersByTime(30 * day - 1);
+    clock.advance(30 * day - 1);
     expect(onExpire).not.toHaveBeenCalled();
-    vi.advanceTimersByTime(1);
+    clock.advance(1);
     expect(onExpire).toHaveBeenCalledTimes(1);
-    spy.mockRestore();
+    expect(clock.longestDelay).toBeLessThanOrEqual(2 ** 31 - 1);
   });
 
-  it('does not fire early when the timer wakes before the clock reaches expiry', () => {
+  it('does not fire early when the timer wakes before the wall clock reaches expiry', () => {
     const onExpire = vi.fn();
-    let clock = 0;
-    scheduleExpiry(user(1000), onExpire, () => clock);
-    clock = 990; // the wall clock lags the timer
-    vi.advanceTimersByTime(1000);
-    expect(onExpire).not.toHaveBeenCalled();
-    clock = 1000;
-    vi.advanceTimersByTime(10);
+    const expiresAt = clock.now() + 1000;
+    scheduleExpiry(user(expiresAt), onExpire, clock);
+    clock.advance(1000);
     expect(onExpire).toHaveBeenCalledTimes(1);
+
+    const late = vi.fn();
+    const later = clock.now() + 1000;
+    scheduleExpiry(user(later), late, clock);
+    // The wall clock lags the timer by 10 ms: the timer wakes, sees 10 ms left, and waits again.
+    clock.setWallTime(clock.now() - 10);
+    clock.advance(1000);
+    expect(late).not.toHaveBeenCalled();
+    clock.advance(10);
+    expect(late).toHaveBeenCalledTimes(1);
   });
+
 });

@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { currentTenant, runWithTenant, tenantFromHeaders, tenantHeaders } from '../../src/security/tenant-context.js';
 
@@ -9,12 +8,26 @@ describe('tenant context', () => {
   });
 
   it('follows awaited work and keeps concurrent requests apart', async () => {
-    const handle = (tenant: string, delayMs: number) =>
+    // Each request waits on its own gate; they are opened in the other order, so the two
+    // continuations interleave across a macrotask each.
+    const gate = () => {
+      let open!: () => void;
+      const opened = new Promise<void>((resolve) => (open = resolve));
+      return { opened, open };
+    };
+    const gates = { acme: gate(), globex: gate() };
+    const handle = (tenant: 'acme' | 'globex') =>
       runWithTenant(tenant, async () => {
-        await sleep(delayMs);
+        await gates[tenant].opened;
+        await new Promise((resolve) => setImmediate(resolve));
         return { seen: currentTenant(), headers: tenantHeaders() };
       });
-    const [a, b] = await Promise.all([handle('acme', 20), handle('globex', 5)]);
+    const both = Promise.all([handle('acme'), handle('globex')]);
+    setImmediate(() => {
+      gates.globex.open();
+      setImmediate(() => gates.acme.open());
+    });
+    const [a, b] = await both;
     expect(a).toEqual({ seen: 'acme', headers: { tenant_id: 'acme' } });
     expect(b).toEqual({ seen: 'globex', headers: { tenant_id: 'globex' } });
     expect(currentTenant()).toBeUndefined();

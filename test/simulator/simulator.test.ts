@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ReadingGenerator } from '../../src/simulator/reading-generator.js';
 import { runSimulator, simulatorDeviceId } from '../../src/simulator/simulator.js';
+import { ManualClock } from '../support/manual-clock.js';
 import { parseSimulatorArgs } from '../../src/simulator/simulator-args.js';
 
 describe('simulator', () => {
@@ -24,16 +25,20 @@ describe('simulator', () => {
   it('publishes at the requested rate per device, spread over devices', async () => {
     const sent = new Map<string, number>();
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 1000);
-    const total = await runSimulator(
+    const clock = new ManualClock();
+    const running = runSimulator(
       {
         tenant: 'demo',
         devices: 5,
         rate: 10,
         publisher: { publish: (_t, d) => void sent.set(d, (sent.get(d) ?? 0) + 1), close: async () => undefined },
+        clock,
       },
       controller.signal,
     );
+    clock.advance(1000);
+    controller.abort();
+    const total = await running;
     expect([...sent.keys()].sort()).toEqual(['sim-001', 'sim-002', 'sim-003', 'sim-004', 'sim-005']);
     // 10/s for 1 s each, with jitter and a random start within the first period.
     for (const count of sent.values()) expect(count).toBeGreaterThanOrEqual(7), expect(count).toBeLessThanOrEqual(12);

@@ -5,6 +5,7 @@ import { Writable } from 'node:stream';
 import type { Logger } from 'pino';
 import { io, type Socket } from 'socket.io-client';
 import { composeApplication, type Application } from '../../src/app/compose-application.js';
+import type { Clock } from '../../src/host/clock.js';
 import { loadConfig } from '../../src/host/config/load-config.js';
 import { createRootLogger } from '../../src/host/logging.js';
 import { signUserToken } from '../../src/security/jwt-bearer.js';
@@ -24,9 +25,10 @@ export interface RunningApp {
 /**
  * Starts the whole application in this process on ephemeral ports (HTTP and embedded broker),
  * Development defaults, no simulator unless asked. `args` are `--Section:Key=value` overrides;
- * `extend` adds endpoints or services before the host is built (composeApplication's `extend`).
+ * `extend` adds endpoints or services before the host is built (composeApplication's `extend`);
+ * `clock` replaces the system clock (a ManualClock for tests that move time themselves).
  */
-export async function startApp(args: string[] = [], extend?: (app: Application, log: Logger) => void): Promise<RunningApp> {
+export async function startApp(args: string[] = [], extend?: (app: Application, log: Logger) => void, clock?: Clock): Promise<RunningApp> {
   const config = loadConfig({
     args: ['--Http:Port=0', '--Http:Host=127.0.0.1', '--Ingestion:Mqtt:EmbeddedPort=0', '--Simulator:Devices=0', ...args],
     env: { HUB_ENVIRONMENT: 'Development' },
@@ -40,7 +42,7 @@ export async function startApp(args: string[] = [], extend?: (app: Application, 
     },
   });
   const log = createRootLogger(config, sink);
-  const app = composeApplication(config, log, extend && ((a) => extend(a, log)));
+  const app = composeApplication(config, log, extend && ((a) => extend(a, log)), clock);
   await app.host.start();
   const port = new URL(app.server.url!).port;
   return {

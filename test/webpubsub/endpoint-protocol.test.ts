@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { HubOutboundMessage } from '../../src/hub/outbound-message.js';
 import { clientAccessUrl, clientAudience, mintClientAccessToken } from '../../src/protocol/webpubsub/access-token.js';
+import { ManualClock } from '../support/manual-clock.js';
 import { ACCESS_KEY, eventually, HUB_NAME, reading, startHarness, type Harness } from './harness.js';
 import { maskedTextFrame, openRaw, rawHandshake, type RawClient } from './raw-client.js';
 
@@ -79,15 +80,19 @@ describe('simple WebSocket clients (no subprotocol)', () => {
 
 describe('reliable sessions', () => {
   it('are removed after the retention window; recovery then gets 1008', async () => {
-    h = await startHarness({ sessionRetentionMs: 200 });
+    const clock = new ManualClock();
+    h = await startHarness({ sessionRetentionMs: 200, clock });
     const c = await raw(h, RELIABLE);
     const connected = await c.next((f) => f['event'] === 'connected');
     const id = connected['connectionId'] as string;
     expect(typeof connected['reconnectionToken']).toBe('string');
     h.endpoint.terminateSocket(id);
     await c.closed;
+    await eventually(() => h!.endpoint.connection(id)?.socket === undefined);
+    clock.advance(199);
     expect(h.hub.hasConnection(id)).toBe(true);
-    await eventually(() => !h!.hub.hasConnection(id), 2000);
+    clock.advance(1);
+    expect(h.hub.hasConnection(id)).toBe(false);
     expect(h.endpoint.connectionCount).toBe(0);
 
     const url = new URL(await h.clientUrl());
@@ -117,7 +122,9 @@ describe('reliable sessions', () => {
     for (let seq = 1; seq <= 20; seq++) h.hub.publishReading(reading('d', seq));
     const data = () => c.frames.filter((f) => f['type'] === 'message');
     await eventually(() => data().length === 3);
-    await new Promise((r) => setTimeout(r, 50));
+    // A pong is written past the outbox: any message the connection wrote before it arrives first.
+    c.send({ type: 'ping' });
+    await c.next((f) => f['type'] === 'pong');
     expect(data().map((f) => [f['sequenceId'], (f['data'] as { seq: number }).seq])).toEqual([[1, 1], [2, 2], [3, 3]]);
 
     c.send({ type: 'sequenceAck', sequenceId: 3 });
@@ -195,17 +202,28 @@ describe('an invalid frame', () => {
 
 describe('heartbeat', () => {
   it('cuts a socket that answers no pings; a reliable session waits for recovery', async () => {
-    h = await startHarness({ heartbeatIntervalMs: 50 });
+    const clock = new ManualClock();
+    h = await startHarness({ heartbeatIntervalMs: 50, clock });
     const url = new URL(await h.clientUrl());
     const silent = await rawHandshake(h.port, `${url.pathname}${url.search}`, RELIABLE);
     await eventually(() => h!.hub.connectionCount === 1);
+    clock.advance(50); // pinged
+    clock.advance(50); // silent for a whole period: cut
     await silent.closed;
     expect(h.hub.connectionCount).toBe(1);
     expect(h.endpoint.connectionCount).toBe(1);
-    // A well-behaved client answers the pings and stays.
+    // A well-behaved client answers the pings and stays, however many periods pass.
     const c = await raw(h, JSON_PROTOCOL);
-    await new Promise((r) => setTimeout(r, 200));
+    const id = (await c.next((f) => f['event'] === 'connected'))['connectionId'] as string;
+    const connection = h.endpoint.connection(id)!;
+    for (let period = 0; period < 3; period++) {
+      clock.advance(50);
+      expect(connection.alive).toBe(false);
+      await eventually(() => connection.alive, 5000); // the pong came back
+    }
+    clock.advance(50);
     expect(c.ws.readyState).toBe(WebSocket.OPEN);
+    expect(connection.ended).toBe(false);
   });
 });
 
@@ -227,9 +245,16 @@ describe('an unencodable message', () => {
 
 describe('token expiry', () => {
   it('closes a connection when its access token expires, with 1008 and a disconnected frame', async () => {
-    h = await startHarness();
-    const c = await raw(h, JSON_PROTOCOL, { userId: 'u', tenantId: 'demo', expiresInSeconds: 1 });
+    const clock = new ManualClock(Date.now());
+    h = await startHarness({ clock });
+    const c = await raw(h, JSON_PROTOCOL, { userId: 'u', tenantId: 'demo', expiresInSeconds: 60 });
     await c.next((f) => f['event'] === 'connected');
+    clock.advance(58_000);
+    // A round trip: a connection closed early would have sent its disconnected frame before the pong.
+    c.send({ type: 'ping' });
+    await c.next((f) => f['type'] === 'pong');
+    expect(c.frames.some((f) => f['event'] === 'disconnected')).toBe(false);
+    clock.advance(3_000); // past exp, whichever part of its second the token was minted in
     const closed = await c.closed;
     expect(closed.code).toBe(1008);
     expect(c.frames.at(-1)).toMatchObject({ type: 'system', event: 'disconnected' });

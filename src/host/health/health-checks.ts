@@ -1,3 +1,5 @@
+import { systemClock, type Clock, type TimerHandle } from '../clock.js';
+
 export type HealthStatus = 'Healthy' | 'Degraded' | 'Unhealthy';
 
 export interface HealthCheckResult {
@@ -25,9 +27,12 @@ const RANK: Record<HealthStatus, number> = { Healthy: 0, Degraded: 1, Unhealthy:
 export class HealthChecks {
   readonly #checks: HealthCheck[] = [];
   readonly #timeoutMs: number;
+  readonly #clock: Clock;
 
-  constructor(options: { timeoutMs: number }) {
+  /** `clock` times the checks and their timeouts; default the system clock. */
+  constructor(options: { timeoutMs: number; clock?: Clock }) {
     this.#timeoutMs = options.timeoutMs;
+    this.#clock = options.clock ?? systemClock;
   }
 
   add(check: HealthCheck): this {
@@ -44,12 +49,13 @@ export class HealthChecks {
   }
 
   async #runOne(check: HealthCheck): Promise<HealthReport['checks'][number]> {
-    const started = performance.now();
+    const clock = this.#clock;
+    const started = clock.monotonicNow();
     const timeoutMs = check.timeoutMs ?? this.#timeoutMs;
     const controller = new AbortController();
-    let timer: NodeJS.Timeout | undefined;
+    let timer: TimerHandle | undefined;
     const timeout = new Promise<HealthCheckResult>((resolve) => {
-      timer = setTimeout(() => {
+      timer = clock.setTimeout(() => {
         controller.abort();
         resolve({ status: 'Unhealthy', description: `timed out after ${timeoutMs} ms` });
       }, timeoutMs);
@@ -60,9 +66,9 @@ export class HealthChecks {
     } catch (err) {
       result = { status: 'Unhealthy', description: err instanceof Error ? err.message : String(err) };
     } finally {
-      clearTimeout(timer);
+      if (timer !== undefined) clock.clearTimeout(timer);
     }
-    const durationMs = Math.round((performance.now() - started) * 100) / 100;
+    const durationMs = Math.round((clock.monotonicNow() - started) * 100) / 100;
     return { name: check.name, status: result.status, durationMs, ...(result.description ? { description: result.description } : {}) };
   }
 }

@@ -25,13 +25,16 @@ export class MqttSource implements IngestionSource {
   readonly name = 'mqtt';
   readonly #options: MqttSourceOptions;
   #client: MqttClient | undefined;
+  /** The broker acknowledged the telemetry subscription on the current connection. */
+  #subscribed = false;
 
   constructor(options: MqttSourceOptions) {
     this.#options = options;
   }
 
+  /** Connected and subscribed: readings published from now on reach the sink. */
   get connected(): boolean {
-    return this.#client?.connected ?? false;
+    return this.#subscribed && (this.#client?.connected ?? false);
   }
 
   async run(sink: ReadingSink, signal: AbortSignal): Promise<void> {
@@ -60,10 +63,14 @@ export class MqttSource implements IngestionSource {
       log.info({ url: redactUrl(url), sessionPresent: connack.sessionPresent }, 'mqtt connected');
       client.subscribe(TELEMETRY_SUBSCRIPTION, { qos }, (err) => {
         if (err) log.error({ err }, 'mqtt subscribe failed');
+        else this.#subscribed = client.connected;
       });
     });
     client.on('reconnect', () => {
       client.options.reconnectPeriod = backoff.next();
+    });
+    client.on('close', () => {
+      this.#subscribed = false;
     });
     client.on('offline', () => log.warn({ url: redactUrl(url) }, 'mqtt offline'));
     client.on('error', (err) => log.warn({ err: { message: err.message, code: (err as { code?: unknown }).code } }, 'mqtt error'));
@@ -79,9 +86,11 @@ export class MqttSource implements IngestionSource {
       if (signal.aborted) return resolve();
       signal.addEventListener('abort', () => resolve(), { once: true });
     });
-    // Not forced: outstanding acknowledgements go out before the connection closes.
-    await client.endAsync(false).catch((err: unknown) => log.warn({ err }, 'mqtt close failed'));
+    // Not forced: outstanding acknowledgements go out before the connection closes. Forced while
+    // the subscription is unanswered: a graceful end would wait for that answer, maybe forever.
+    await client.endAsync(!this.#subscribed).catch((err: unknown) => log.warn({ err }, 'mqtt close failed'));
     this.#client = undefined;
+    this.#subscribed = false;
   }
 }
 

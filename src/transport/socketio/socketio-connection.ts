@@ -36,6 +36,11 @@ export class SocketIoConnection implements HubConnection {
     return this.#outbox.conflated;
   }
 
+  /** Messages held back while the transport is full. */
+  get pending(): number {
+    return this.#outbox.pendingCount;
+  }
+
   send(message: OutboundMessage): void {
     if (this.#outbox.offer(message) === 'overflow') this.#onSlow(this);
   }

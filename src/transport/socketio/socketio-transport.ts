@@ -2,6 +2,7 @@ import type { IncomingMessage, Server as HttpServer } from 'node:http';
 import type { Logger } from 'pino';
 import { securityHeaders } from '../../host/http/security-headers.js';
 import { Server, type Socket } from 'socket.io';
+import type { Clock } from '../../host/clock.js';
 import type { DeviceRegistry } from '../../hub/device-registry.js';
 import type { Hub } from '../../hub/hub.js';
 import { jsonValueTooDeep, MAX_JSON_DEPTH } from '../../protocol/json-depth.js';
@@ -26,6 +27,8 @@ export interface SocketIoTransportOptions {
    * the session joins the telemetry namespace or closes. Default: none.
    */
   guard?: UpgradeGuard;
+  /** Times token expiry; default the system clock. */
+  clock?: Clock;
 }
 
 type Ack = (response: unknown) => void;
@@ -165,10 +168,14 @@ export class SocketIoTransport {
       socket.on('subscribe', (payload: unknown, ack: unknown) => this.#subscribe(connection, principal, payload, ack));
       socket.on('unsubscribe', (payload: unknown, ack: unknown) => this.#unsubscribe(connection, principal, payload, ack));
       // Never left silently authorised: an expired token ends the session; the client reconnects with a new one.
-      const cancelExpiry = scheduleExpiry(principal, () => {
-        socket.emit('hub_closed', { reason: 'token-expired', code: HUB_ERR.invalidToken });
-        socket.disconnect(true);
-      });
+      const cancelExpiry = scheduleExpiry(
+        principal,
+        () => {
+          socket.emit('hub_closed', { reason: 'token-expired', code: HUB_ERR.invalidToken });
+          socket.disconnect(true);
+        },
+        this.#options.clock,
+      );
       socket.on('disconnect', cancelExpiry);
     });
   }

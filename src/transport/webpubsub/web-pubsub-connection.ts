@@ -1,5 +1,6 @@
 import type { Duplex } from 'node:stream';
 import { WebSocket } from 'ws';
+import type { Clock, TimerHandle } from '../../host/clock.js';
 import { ConflatingOutbox } from '../../hub/conflating-outbox.js';
 import type { CloseReason, HubConnection, OutboundMessage } from '../../hub/types.js';
 import type { ClientAccessClaims } from '../../protocol/webpubsub/access-token.js';
@@ -26,6 +27,8 @@ export interface WebPubSubConnectionOptions {
   readonly resendMaxBytes: number;
   /** How long a reliable session outlives its dropped socket. */
   readonly retentionMs: number;
+  /** Times the retention. */
+  readonly clock: Clock;
   /** Called once when the connection ends for good; the endpoint forgets it and tells the hub. */
   readonly onEnd: (connection: WebPubSubConnection) => void;
   /** A message that could not be encoded (e.g. a BigInt in json data); it is dropped. */
@@ -62,7 +65,7 @@ export class WebPubSubConnection implements HubConnection {
   #raw: Duplex | undefined = undefined;
   #nextSequenceId = 0;
   #noEcho: WeakSet<OutboundMessage> | undefined = undefined;
-  #retention: NodeJS.Timeout | undefined = undefined;
+  #retention: TimerHandle | undefined = undefined;
   #ended = false;
 
   constructor(options: WebPubSubConnectionOptions) {
@@ -112,7 +115,7 @@ export class WebPubSubConnection implements HubConnection {
     const old = this.#socket;
     this.#socket = undefined;
     old?.terminate();
-    if (this.#retention !== undefined) clearTimeout(this.#retention);
+    if (this.#retention !== undefined) this.#options.clock.clearTimeout(this.#retention);
     this.#retention = undefined;
     this.#bind(socket, raw);
     this.#sendConnected();
@@ -189,8 +192,8 @@ export class WebPubSubConnection implements HubConnection {
     this.#socket = undefined;
     if (this.#ended) return;
     if (isReliable(this.kind) && code === CloseCode.ABNORMAL) {
-      this.#retention = setTimeout(() => this.#end(), this.#options.retentionMs);
-      this.#retention.unref();
+      this.#retention = this.#options.clock.setTimeout(() => this.#end(), this.#options.retentionMs);
+      this.#retention.unref?.();
       return;
     }
     this.#end();
@@ -270,7 +273,7 @@ export class WebPubSubConnection implements HubConnection {
   #end(): void {
     if (this.#ended) return;
     this.#ended = true;
-    if (this.#retention !== undefined) clearTimeout(this.#retention);
+    if (this.#retention !== undefined) this.#options.clock.clearTimeout(this.#retention);
     this.#retention = undefined;
     this.#outbox.clear();
     this.#resend?.clear();

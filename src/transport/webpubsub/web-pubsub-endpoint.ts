@@ -4,6 +4,7 @@ import type { IncomingMessage } from 'node:http';
 import { scheduleExpiry } from '../../security/schedule-expiry.js';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
+import { systemClock, type Clock, type TimerHandle } from '../../host/clock.js';
 import type { Hub } from '../../hub/hub.js';
 import type { CloseReason } from '../../hub/types.js';
 import type { Reading } from '../../protocol/reading.js';
@@ -46,6 +47,8 @@ export interface WebPubSubEndpointOptions {
   /** Ping period; a socket silent for two periods is cut (a reliable session then waits). Default 30 000 ms; 0 = off. */
   readonly heartbeatIntervalMs?: number;
   readonly log?: EndpointLog;
+  /** Times token expiry, the heartbeat and session retention; default the system clock. */
+  readonly clock?: Clock;
 }
 
 const NO_LOG: EndpointLog = { debug() {}, info() {}, warn() {} };
@@ -65,7 +68,8 @@ export class WebPubSubEndpoint {
   readonly #connections = new Map<string, WebPubSubConnection>();
   /** Cancels each connection's token-expiry timer when it ends. */
   readonly #expiry = new Map<string, () => void>();
-  readonly #heartbeat: NodeJS.Timeout | undefined;
+  readonly #clock: Clock;
+  #heartbeat: TimerHandle | undefined;
   #closing = false;
 
   constructor(options: WebPubSubEndpointOptions) {
@@ -83,10 +87,16 @@ export class WebPubSubEndpoint {
         return choice.ok && choice.subprotocol !== undefined ? choice.subprotocol : false;
       },
     });
+    this.#clock = options.clock ?? systemClock;
     const interval = options.heartbeatIntervalMs ?? 30_000;
     if (interval > 0) {
-      this.#heartbeat = setInterval(() => this.#beat(), interval);
-      this.#heartbeat.unref();
+      const beat = (): void => {
+        this.#heartbeat = this.#clock.setTimeout(beat, interval);
+        this.#heartbeat.unref?.();
+        this.#beat();
+      };
+      this.#heartbeat = this.#clock.setTimeout(beat, interval);
+      this.#heartbeat.unref?.();
     }
   }
 
@@ -147,7 +157,8 @@ export class WebPubSubEndpoint {
    */
   closeAll(reason: CloseReason = 'shutdown'): void {
     this.#closing = true;
-    if (this.#heartbeat !== undefined) clearInterval(this.#heartbeat);
+    if (this.#heartbeat !== undefined) this.#clock.clearTimeout(this.#heartbeat);
+    this.#heartbeat = undefined;
     for (const connection of [...this.#connections.values()]) {
       if (!this.#hub.closeConnection(connection.id, reason)) connection.close(reason);
     }
@@ -164,6 +175,7 @@ export class WebPubSubEndpoint {
       resendMaxMessages: this.#options.resendMaxMessages ?? DEFAULT_RESEND_MAX_MESSAGES,
       resendMaxBytes: this.#options.resendMaxBytes ?? DEFAULT_RESEND_MAX_BYTES,
       retentionMs: this.#options.sessionRetentionMs ?? 30_000,
+      clock: this.#clock,
       onEnd: (c) => this.#ended(c),
       onWriteError: (c, err) => this.#log.warn({ err, connectionId: c.id }, 'webpubsub message dropped'),
     });
@@ -184,7 +196,7 @@ export class WebPubSubEndpoint {
       connection.id,
       scheduleExpiry({ expiresAt: claims.expiresAt * 1000 }, () => {
         if (!this.#hub.closeConnection(connection.id, 'token-expired')) connection.close('token-expired');
-      }),
+      }, this.#clock),
     );
     this.#log.debug({ connectionId: connection.id, kind, userId: claims.userId }, 'webpubsub connected');
   }
