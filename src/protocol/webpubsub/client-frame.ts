@@ -1,4 +1,4 @@
-import type { DataType } from '../../hub/types.js';
+import type { DataType } from '../wire-message.js';
 
 /**
  * Frames a client sends over `json.webpubsub.azure.v1` / `json.reliable.webpubsub.azure.v1`,

@@ -1,4 +1,4 @@
-import type { DataType } from '../../hub/types.js';
+import type { DataType } from '../wire-message.js';
 import type { ClientFrame, FrameError, ParseResult } from './client-frame.js';
 
 /** The service's limit on group names (REST API: 1–1024 characters, not only whitespace). */
