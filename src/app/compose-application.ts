@@ -13,6 +13,7 @@ import { createJwtVerifier, type JwtVerifier } from '../security/jwt-bearer.js';
 import { SocketIoTransport } from '../transport/socketio/socketio-transport.js';
 import { DASHBOARD_DIR, mapDashboardEndpoints } from './dashboard-endpoints.js';
 import { mapDeviceEndpoints } from './devices-endpoints.js';
+import { mapSocketIoEndpoints } from './socketio-endpoints.js';
 import { useSecurity } from './security-wiring.js';
 import { wireServerless } from './serverless-wiring.js';
 import { createTelemetryServices, type TelemetryServices } from './telemetry-services.js';
@@ -63,7 +64,8 @@ export function composeApplication(config: AppConfig, log: Logger, extend?: (app
     log: httpLog,
     bodyLimitBytes: config.http.bodyLimitBytes,
     development: config.isDevelopment,
-    foreignUpgradePrefixes: ['/socket.io/'],
+    // socket.io's engine reads its long-polling bodies itself.
+    streamedBodyPrefixes: ['/socket.io/'],
   });
   const server = new HttpServerService({ fastify, log: httpLog, port: config.http.port, host: config.http.host });
 
@@ -86,9 +88,8 @@ export function composeApplication(config: AppConfig, log: Logger, extend?: (app
     registry: telemetry.registry,
     authenticate: (token) => verifier.verify(token),
     log: categoryLogger(log, config, 'Hub.SocketIo'),
-    allowedOrigins: config.cors.allowedOrigins,
   });
-  socketIo.attach(fastify.server);
+  mapSocketIoEndpoints(web.routes, socketIo);
   server.onClosing(() => {
     socketIo.close();
     telemetry.hub.closeAll('shutdown');

@@ -31,7 +31,7 @@ export function useSecurity(web: WebApplication, config: AppConfig, verifier: Jw
   const hs256Secret = jwt.jwksUri ? undefined : jwt.secret;
   const cookieSecret = hs256Secret ?? deriveSessionSecret(config.hub.accessKey);
   web.use(authentication({ bearer: verifier, cookie: { secret: cookieSecret } }));
-  web.use(rateLimiting({ policies: defaultRateLimitPolicies() }));
+  web.use(rateLimiting({ policies: defaultRateLimitPolicies({ connectionsPerMinute: config.rateLimit.upgradesPerMinutePerIp }) }));
   web.use(authorization({ ...(config.isDevelopment ? { pages: DEV_SIGNIN_PAGES } : {}) }));
   mapSessionExchange(web.routes, {
     cookieSecret,

@@ -5,6 +5,7 @@ import { categoryLogger } from '../host/logging.js';
 import type { EndpointGroup } from '../host/pipeline/endpoint-builder.js';
 import type { InvocationContext } from '../host/pipeline/endpoint.js';
 import { Results } from '../host/pipeline/results.js';
+import { RateLimitPolicies } from '../security/http/default-rate-limit-policies.js';
 import { createManagementHandler, type ManagementHandler } from '../management/management-handler.js';
 import { authenticateClientUpgrade, type UpgradeAuthOptions } from '../transport/webpubsub/upgrade-context.js';
 import { WebPubSubEndpoint } from '../transport/webpubsub/web-pubsub-endpoint.js';
@@ -53,7 +54,7 @@ function mapClientHub(routes: EndpointGroup, endpoint: WebPubSubEndpoint, auth: 
       return Results.handled();
     },
     // The hub access token (or a reliable session's reconnection token) is checked above, not as a user token.
-    { metadata: { allowAnonymous: true } },
+    { metadata: { allowAnonymous: true, rateLimit: RateLimitPolicies.connections } },
   );
 }
 
@@ -75,7 +76,7 @@ function mapManagementApi(routes: EndpointGroup, management: ManagementHandler):
     const headers = { ...response.headers };
     return response.body === undefined ? Results.status(response.status, headers) : Results.bytes(response.body, headers, response.status);
   };
-  const options = { metadata: { allowAnonymous: true } };
+  const options = { metadata: { allowAnonymous: true, rateLimit: RateLimitPolicies.management } };
   routes.map(null, '/api/hubs/{*rest}', handler, options);
   routes.map(null, '/api/health', handler, options);
 }

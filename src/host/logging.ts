@@ -1,6 +1,6 @@
 import { pino, type Logger, type LevelWithSilent } from 'pino';
 import pretty from 'pino-pretty';
-import type { AppConfig } from './config/app-config.js';
+import type { HostConfig } from './config/host-config.js';
 
 export type { Logger };
 
@@ -17,7 +17,7 @@ const REDACT = [...SECRET_KEYS, ...SECRET_KEYS.map((k) => `*.${k}`), 'req.header
  * `destination` lets tests capture output.
  */
 export function createRootLogger(
-  config: Pick<AppConfig, 'isDevelopment' | 'logging'>,
+  config: Pick<HostConfig, 'isDevelopment' | 'logging'>,
   destination?: NodeJS.WritableStream,
 ): Logger {
   const options = {
@@ -40,7 +40,7 @@ export function createRootLogger(
  * A logger for one category (e.g. `Host`, `Ingestion.Mqtt`). The most specific
  * `Logging:LogLevel:<prefix>` wins, as in .NET: `Ingestion` covers `Ingestion.Mqtt`.
  */
-export function categoryLogger(root: Logger, config: Pick<AppConfig, 'logging'>, category: string): Logger {
+export function categoryLogger(root: Logger, config: Pick<HostConfig, 'logging'>, category: string): Logger {
   const level = levelFor(config.logging.categories, category) ?? config.logging.defaultLevel;
   return root.child({ category }, { level: level as LevelWithSilent });
 }

@@ -1,5 +1,5 @@
 import type { AppConfig } from '../host/config/app-config.js';
-import { loadConfig } from '../host/config/load-config.js';
+import { loadConfig } from '../app/load-app-config.js';
 
 /** The user-token settings the token CLI signs with. */
 export type JwtSigningSettings = Pick<AppConfig['jwt'], 'secret' | 'issuer' | 'audience' | 'jwksUri'>;

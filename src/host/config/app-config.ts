@@ -1,12 +1,12 @@
-import type { EnvironmentName } from './schema.js';
-import { SCHEMA } from './schema.js';
-import type { LogLevel } from './parsers.js';
+import { toHostConfig, type HostConfig } from './host-config.js';
+import type { ResolvedConfig } from './load-config.js';
 
-/** The resolved configuration, frozen. Passed down; nothing below main reads the environment. */
-export interface AppConfig {
-  readonly environment: EnvironmentName;
-  readonly isDevelopment: boolean;
-  readonly http: { readonly port: number; readonly host: string; readonly bodyLimitBytes: number };
+/**
+ * The resolved configuration of the whole app, frozen. Passed down; nothing below main reads the
+ * environment. The host reads only its HostConfig part. (The app's type: it belongs in src/app/
+ * with the area keys, and moves there with them.)
+ */
+export interface AppConfig extends HostConfig {
   readonly mqtt: {
     /** Unset → the embedded broker on embeddedPort. */
     readonly url: string | undefined;
@@ -32,15 +32,9 @@ export interface AppConfig {
     readonly clockSkewSeconds: number;
   };
   readonly throttle: { readonly maxPerSecondPerDevice: number };
-  readonly host: { readonly shutdownTimeoutMs: number };
-  readonly health: { readonly checkTimeoutMs: number };
   readonly simulator: { readonly devices: number; readonly tenant: string; readonly rate: number };
   readonly cors: { readonly allowedOrigins: readonly string[] };
-  readonly logging: { readonly defaultLevel: LogLevel; readonly categories: Readonly<Record<string, LogLevel>> };
-  /** Keys from files or the command line that nothing reads (logged as a warning at start). */
-  readonly unknownKeys: readonly string[];
-  /** Non-secret keys and their values, for the start-up log. */
-  describe(): Record<string, unknown>;
+  readonly rateLimit: { readonly upgradesPerMinutePerIp: number };
 }
 
 function deepFreeze<T>(o: T): T {
@@ -51,17 +45,10 @@ function deepFreeze<T>(o: T): T {
   return o;
 }
 
-export function toAppConfig(
-  environment: EnvironmentName,
-  values: ReadonlyMap<string, unknown>,
-  categories: Record<string, LogLevel>,
-  unknownKeys: string[],
-): AppConfig {
-  const v = <T>(key: string) => values.get(key) as T;
+export function toAppConfig(resolved: ResolvedConfig): AppConfig {
+  const v = <T>(key: string) => resolved.values.get(key) as T;
   const config: AppConfig = {
-    environment,
-    isDevelopment: environment === 'Development',
-    http: { port: v('Http:Port'), host: v('Http:Host'), bodyLimitBytes: v('Http:BodyLimitBytes') },
+    ...toHostConfig(resolved),
     mqtt: {
       url: v('ConnectionStrings:mqtt'),
       embeddedPort: v('Ingestion:Mqtt:EmbeddedPort'),
@@ -86,20 +73,9 @@ export function toAppConfig(
       clockSkewSeconds: v('Auth:Jwt:ClockSkewSeconds'),
     },
     throttle: { maxPerSecondPerDevice: v('Throttle:MaxPerSecondPerDevice') },
-    host: { shutdownTimeoutMs: v<number>('Host:ShutdownTimeoutSeconds') * 1000 },
-    health: { checkTimeoutMs: v<number>('Health:CheckTimeoutSeconds') * 1000 },
     simulator: { devices: v('Simulator:Devices'), tenant: v('Simulator:Tenant'), rate: v('Simulator:Rate') },
     cors: { allowedOrigins: v('Cors:AllowedOrigins') },
-    logging: { defaultLevel: v('Logging:LogLevel:Default'), categories },
-    unknownKeys,
-    describe() {
-      const out: Record<string, unknown> = { environment };
-      for (const def of SCHEMA) {
-        if (!values.has(def.key)) continue;
-        out[def.key] = def.secret ? '[redacted]' : values.get(def.key);
-      }
-      return out;
-    },
+    rateLimit: { upgradesPerMinutePerIp: v('RateLimit:UpgradesPerMinutePerIp') },
   };
   return deepFreeze(config);
 }

@@ -1,8 +1,7 @@
-import { ENVIRONMENTS, LOG_LEVEL_PREFIX, SCHEMA, type EnvironmentName, type KeyDefinition } from './schema.js';
+import { LOG_LEVEL_PREFIX } from './host-keys.js';
+import { ENVIRONMENTS, type EnvironmentName, type KeyDefinition } from './key-definition.js';
 import { argsLayer, envLayer, fileLayer, type Entry, type Layer } from './sources.js';
 import { logLevel, type LogLevel } from './parsers.js';
-import type { AppConfig } from './app-config.js';
-import { toAppConfig } from './app-config.js';
 
 /** Start-up stops with this; each problem names its key. */
 export class ConfigError extends Error {
@@ -19,11 +18,27 @@ export interface ConfigInputs {
   contentRoot: string;
 }
 
+/** Every key's value, parsed and validated; what an area's typed configuration is built from. */
+export interface ResolvedConfig {
+  readonly environment: EnvironmentName;
+  /** Parsed values by canonical key; unset keys are absent. */
+  readonly values: ReadonlyMap<string, unknown>;
+  /** `Logging:LogLevel:<Category>` levels beyond Default. */
+  readonly categories: Readonly<Record<string, LogLevel>>;
+  /** Keys from files or the command line that no key definition reads (likely typos). */
+  readonly unknownKeys: readonly string[];
+  /** Non-secret keys and their values, for the start-up log. */
+  describe(): Record<string, unknown>;
+}
+
 /**
- * Resolves the configuration once: defaults < appsettings.json < appsettings.{Environment}.json
- * < environment variables < command line. Returns a frozen, typed object; throws ConfigError.
+ * Resolves the configuration once, for the keys the app composed from each area's list:
+ * defaults < appsettings.json < appsettings.{Environment}.json < environment variables < command
+ * line. Throws ConfigError naming every bad key.
  */
-export function loadConfig(inputs: ConfigInputs): AppConfig {
+export function resolveConfig(inputs: ConfigInputs, keys: readonly KeyDefinition[]): ResolvedConfig {
+  const duplicate = keys.find((d, i) => keys.findIndex((o) => o.key.toLowerCase() === d.key.toLowerCase()) !== i);
+  if (duplicate) throw new Error(`configuration key ${duplicate.key} is declared twice`);
   const problems: string[] = [];
   const cli = argsLayer(inputs.args);
   const envName = cli.environment ?? inputs.env.HUB_ENVIRONMENT ?? 'Production';
@@ -33,7 +48,7 @@ export function loadConfig(inputs: ConfigInputs): AppConfig {
   }
 
   const aliases = new Map<string, string>();
-  for (const def of SCHEMA) for (const a of def.envAliases ?? []) aliases.set(a, def.key);
+  for (const def of keys) for (const a of def.envAliases ?? []) aliases.set(a, def.key);
 
   const layers: Layer[] = [];
   for (const file of ['appsettings.json', `appsettings.${environment}.json`]) {
@@ -51,7 +66,7 @@ export function loadConfig(inputs: ConfigInputs): AppConfig {
   const values = new Map<string, unknown>();
   const ctx = { environment, get: (key: string) => values.get(key) };
   // Keys whose default or requirement depends on another key are resolved after it.
-  const ordered = [...SCHEMA].sort((a, b) => Number(dependsOnOthers(a)) - Number(dependsOnOthers(b)));
+  const ordered = [...keys].sort((a, b) => Number(a.dependsOnOthers === true) - Number(b.dependsOnOthers === true));
   for (const def of ordered) {
     const entry = merged.get(def.key.toLowerCase());
     if (entry !== undefined && String(entry.value).trim() !== '') {
@@ -79,16 +94,25 @@ export function loadConfig(inputs: ConfigInputs): AppConfig {
   }
 
   if (problems.length > 0) throw new ConfigError(problems);
-  return toAppConfig(environment, values, categoryLevels, unknownKeys(merged));
-}
-
-function dependsOnOthers(def: KeyDefinition): boolean {
-  return def.key === 'Auth:Jwt:Secret';
+  return {
+    environment,
+    values,
+    categories: categoryLevels,
+    unknownKeys: unknownKeys(merged, keys),
+    describe() {
+      const out: Record<string, unknown> = { environment };
+      for (const def of keys) {
+        if (!values.has(def.key)) continue;
+        out[def.key] = def.secret ? '[redacted]' : values.get(def.key);
+      }
+      return out;
+    },
+  };
 }
 
 /** Keys from files and the command line that no part of the hub reads: likely typos, worth a warning. */
-function unknownKeys(merged: Map<string, Entry>): string[] {
-  const known = new Set(SCHEMA.map((d) => d.key.toLowerCase()));
+function unknownKeys(merged: Map<string, Entry>, keys: readonly KeyDefinition[]): string[] {
+  const known = new Set(keys.map((d) => d.key.toLowerCase()));
   const out: string[] = [];
   for (const [k, e] of merged) {
     if (known.has(k) || k.startsWith(LOG_LEVEL_PREFIX) || e.source.startsWith('environment')) continue;

@@ -2,39 +2,21 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { ID_PATTERN } from '../../protocol/reading.js';
 import { DEV_JWT_AUDIENCE, DEV_JWT_ISSUER, DEV_JWT_SECRET } from '../../security/dev-defaults.js';
+import type { DefaultContext, KeyDefinition } from './key-definition.js';
 import * as p from './parsers.js';
 
-export const ENVIRONMENTS = ['Development', 'Staging', 'Production'] as const;
-export type EnvironmentName = (typeof ENVIRONMENTS)[number];
-
-/** What a default may depend on: the environment and the keys resolved before it. */
-export interface DefaultContext {
-  environment: EnvironmentName;
-  get(key: string): unknown;
-}
-
-export interface KeyDefinition {
-  /** Canonical spelling; matching is case-insensitive, as in .NET configuration. */
-  key: string;
-  parse: (raw: p.Raw) => unknown;
-  /** Undefined → the key is unset unless `required` says otherwise. */
-  default?: (ctx: DefaultContext) => unknown;
-  required?: (ctx: DefaultContext) => boolean;
-  /** Never logged, never echoed in errors. */
-  secret?: boolean;
-  /** Extra environment variable names, e.g. PORT. */
-  envAliases?: string[];
-}
+// The host's own keys are in host-keys.ts; these re-exports keep older imports working.
+export { ENVIRONMENTS, type DefaultContext, type EnvironmentName, type KeyDefinition } from './key-definition.js';
+export { LOG_LEVEL_PREFIX } from './host-keys.js';
 
 const dev = (ctx: DefaultContext) => ctx.environment === 'Development';
 const notDev = (ctx: DefaultContext) => !dev(ctx);
 
-/** Every configuration key the hub reads. Units are in the names or noted. */
-export const SCHEMA: readonly KeyDefinition[] = [
-  { key: 'Http:Port', parse: p.port, default: () => 8080, envAliases: ['PORT'] },
-  { key: 'Http:Host', parse: p.str(), default: () => '0.0.0.0' },
-  // bytes; the largest request body any endpoint accepts (413 beyond it)
-  { key: 'Http:BodyLimitBytes', parse: p.int(1024, 64 * 1024 * 1024), default: () => 1024 * 1024 },
+// ---- AREA KEYS: ingestion, hub, security, transports, simulator ------------------------------------
+// Still in one list; each area's keys move next to its code as `<AREA>_KEYS` (e.g. src/ingest/
+// ingestion-keys.ts) and src/app/app-config-keys.ts composes them with the host's. Units are in the
+// names or noted.
+export const AREA_KEYS: readonly KeyDefinition[] = [
   { key: 'ConnectionStrings:mqtt', parse: p.url(['mqtt', 'mqtts', 'tcp', 'ssl', 'ws', 'wss']) },
   { key: 'Ingestion:Mqtt:EmbeddedPort', parse: p.port, default: () => 1884 },
   { key: 'Ingestion:Mqtt:Qos', parse: p.int(0, 1), default: () => 1 },
@@ -69,6 +51,7 @@ export const SCHEMA: readonly KeyDefinition[] = [
     secret: true,
     default: (ctx) => (dev(ctx) ? DEV_JWT_SECRET : undefined),
     required: (ctx) => notDev(ctx) && ctx.get('Auth:Jwt:JwksUri') === undefined,
+    dependsOnOthers: true,
   },
   { key: 'Auth:Jwt:Issuer', parse: p.str(), default: (ctx) => (dev(ctx) ? DEV_JWT_ISSUER : undefined), required: notDev },
   { key: 'Auth:Jwt:Audience', parse: p.str(), default: (ctx) => (dev(ctx) ? DEV_JWT_AUDIENCE : undefined), required: notDev },
@@ -77,10 +60,6 @@ export const SCHEMA: readonly KeyDefinition[] = [
   { key: 'Auth:Jwt:ClockSkewSeconds', parse: p.int(0, 600), default: () => 60 },
   // per device, readings per second reaching its group
   { key: 'Throttle:MaxPerSecondPerDevice', parse: p.num(0, 1000, { exclusiveMin: true }), default: () => 5 },
-  // seconds; then remaining work is abandoned
-  { key: 'Host:ShutdownTimeoutSeconds', parse: p.num(0, 3600), default: () => 30 },
-  // seconds a health check may take before it counts as Unhealthy
-  { key: 'Health:CheckTimeoutSeconds', parse: p.num(0, 300, { exclusiveMin: true }), default: () => 5 },
   { key: 'Simulator:Devices', parse: p.int(0, 100_000), default: (ctx) => (dev(ctx) ? 10 : 0) },
   { key: 'Simulator:Tenant', parse: p.str({ pattern: ID_PATTERN }), default: () => 'demo' },
   // readings per device per second
@@ -91,8 +70,7 @@ export const SCHEMA: readonly KeyDefinition[] = [
     parse: p.origins,
     default: (ctx) => (dev(ctx) ? ['http://localhost:5173', 'http://127.0.0.1:5173'] : []),
   },
-  { key: 'Logging:LogLevel:Default', parse: p.logLevel, default: () => 'info' },
+  // new WebSocket and socket.io connections per client address in any minute (429 beyond)
+  { key: 'RateLimit:UpgradesPerMinutePerIp', parse: p.int(1, 10_000_000), default: () => 600 },
 ];
-
-/** `Logging:LogLevel:<Category>` keys beyond Default are open-ended. */
-export const LOG_LEVEL_PREFIX = 'logging:loglevel:';
+// ---- end of AREA KEYS ----------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import type { Endpoint } from './endpoint.js';
@@ -63,10 +63,12 @@ export class HttpContext {
   readonly traceId: string;
   readonly log: Logger;
   readonly upgrade: UpgradeRequest | undefined;
+  /** The raw response, for an endpoint that hands the request to another HTTP handler (Results.handOff). */
+  readonly rawResponse: ServerResponse | undefined;
 
   constructor(
     readonly raw: IncomingMessage,
-    init: { url: string; body: Buffer | undefined; traceId: string; log: Logger; upgrade?: UpgradeRequest },
+    init: { url: string; body: Buffer | undefined; traceId: string; log: Logger; upgrade?: UpgradeRequest; rawResponse?: ServerResponse },
   ) {
     this.method = (raw.method ?? 'GET').toUpperCase();
     const q = init.url.indexOf('?');
@@ -77,6 +79,7 @@ export class HttpContext {
     this.traceId = init.traceId;
     this.log = init.log;
     this.upgrade = init.upgrade;
+    this.rawResponse = init.rawResponse;
   }
 
   /** `pathBase + path`: the path the client sent (used as a problem's `instance`). */

@@ -1,6 +1,8 @@
+import { ConcurrencyLimiter } from '../rate-limit/concurrency-limiter.js';
 import { FixedWindowLimiter } from '../rate-limit/fixed-window-limiter.js';
+import { SlidingWindowLimiter } from '../rate-limit/sliding-window-limiter.js';
 import { TokenBucketLimiter } from '../rate-limit/token-bucket-limiter.js';
-import { byClientIp, byUser } from './partition-keys.js';
+import { byAccessKey, byClientIp, byUser } from './partition-keys.js';
 import type { RateLimitPolicy } from './rate-limiting.js';
 
 /** Policy names endpoints put in metadata `rateLimit`. */
@@ -9,11 +11,25 @@ export const RateLimitPolicies = {
   functions: 'functions',
   /** dev sign-in: per client address, 10 per minute (slows password-style guessing). */
   signin: 'signin',
+  /** new WebSocket / socket.io connections: per client address, `connectionsPerMinute` in any minute. */
+  connections: 'connections',
+  /** the management API: per access key, `MANAGEMENT_CONCURRENCY` requests in flight at once. */
+  management: 'management',
 } as const;
 
-/** The hub's default policies; a fresh set (fresh counters) per call. `clock` (epoch ms) is for tests. */
-export function defaultRateLimitPolicies(options: { clock?: () => number } = {}): Record<string, RateLimitPolicy> {
-  const { clock } = options;
+/** Management API requests one access key may have in flight (a function app sends 16 at once per instance). */
+export const MANAGEMENT_CONCURRENCY = 256;
+
+export interface DefaultRateLimitOptions {
+  /** Clock, epoch ms; for tests. */
+  clock?: () => number;
+  /** New connections per client address in any 60 s (`RateLimit:UpgradesPerMinutePerIp`). Default 600. */
+  connectionsPerMinute?: number;
+}
+
+/** The hub's default policies; a fresh set (fresh counters) per call. */
+export function defaultRateLimitPolicies(options: DefaultRateLimitOptions = {}): Record<string, RateLimitPolicy> {
+  const { clock, connectionsPerMinute = 600 } = options;
   return {
     [RateLimitPolicies.functions]: {
       createLimiter: () => new TokenBucketLimiter({ tokenLimit: 20, tokensPerPeriod: 10, replenishmentPeriodMs: 1000, clock }),
@@ -22,6 +38,17 @@ export function defaultRateLimitPolicies(options: { clock?: () => number } = {})
     [RateLimitPolicies.signin]: {
       createLimiter: () => new FixedWindowLimiter({ permitLimit: 10, windowMs: 60_000, clock }),
       partitionKey: byClientIp,
+    },
+    [RateLimitPolicies.connections]: {
+      // Sliding: a client refused at the end of one minute cannot send twice the limit across the boundary.
+      createLimiter: () => new SlidingWindowLimiter({ permitLimit: connectionsPerMinute, windowMs: 60_000, segments: 6, clock }),
+      partitionKey: byClientIp,
+      // A session's later requests (socket.io polls carry its `sid`) are not new connections.
+      counts: (ctx) => ctx.upgrade !== undefined || !ctx.query.has('sid'),
+    },
+    [RateLimitPolicies.management]: {
+      createLimiter: () => new ConcurrencyLimiter({ permitLimit: MANAGEMENT_CONCURRENCY, clock }),
+      partitionKey: byAccessKey,
     },
   };
 }

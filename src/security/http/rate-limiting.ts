@@ -11,6 +11,8 @@ export interface RateLimitPolicy {
   createLimiter: () => RateLimiter;
   /** The partition of a request, e.g. `byClientIp`, `byUser`, `byTenant`. */
   partitionKey: (ctx: HttpContext) => string;
+  /** Which requests of the endpoint the policy counts; the others pass it. Default: all. */
+  counts?: (ctx: HttpContext) => boolean;
 }
 
 export interface RateLimitingOptions {
@@ -24,6 +26,7 @@ interface Built {
   name: string;
   limiter: RateLimiter;
   partitionKey: (ctx: HttpContext) => string;
+  counts: ((ctx: HttpContext) => boolean) | undefined;
 }
 
 /**
@@ -48,7 +51,7 @@ export function rateLimiting(options: RateLimitingOptions): Middleware {
     const releases: Array<() => void> = [];
     try {
       for (const policy of [global, endpointPolicy]) {
-        if (!policy) continue;
+        if (!policy || (policy.counts !== undefined && !policy.counts(ctx))) continue;
         const result = policy.limiter.tryAcquire(policy.partitionKey(ctx));
         if (!result.ok) return reject(ctx, policy.name, result);
         if (result.release) releases.push(result.release);
@@ -61,7 +64,7 @@ export function rateLimiting(options: RateLimitingOptions): Middleware {
 }
 
 function build(name: string, policy: RateLimitPolicy): Built {
-  return { name, limiter: policy.createLimiter(), partitionKey: policy.partitionKey };
+  return { name, limiter: policy.createLimiter(), partitionKey: policy.partitionKey, counts: policy.counts };
 }
 
 function reject(ctx: HttpContext, policy: string, result: Extract<RateLimitResult, { ok: false }>): void {

@@ -1,4 +1,6 @@
-import type { Server as HttpServer } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { Server as Engine } from 'engine.io';
 import type { Logger } from 'pino';
 import { Server, type Socket } from 'socket.io';
 import type { DeviceRegistry } from '../../hub/device-registry.js';
@@ -15,8 +17,6 @@ export interface SocketIoTransportOptions {
   /** Verifies a user token; the same verifier guards HTTP endpoints. */
   authenticate(token: string): Promise<{ ok: true; principal: Principal } | { ok: false; reason: string }>;
   log: Logger;
-  /** Origins allowed for cross-origin polling; same-origin needs none. */
-  allowedOrigins: readonly string[];
 }
 
 type Ack = (response: unknown) => void;
@@ -31,26 +31,35 @@ const HUB_ERR = {
 /**
  * The socket.io hub endpoint (contract "Hub — socket.io"): path `/socket.io`, namespace
  * `/telemetry`, `subscribe`/`unsubscribe` with acks, `reading` events.
+ *
+ * It listens on nothing: the host pipeline routes `/socket.io/…` requests and upgrades (CORS,
+ * authentication, rate limits, the request log) and hands them to `handleRequest` / `handleUpgrade`.
  */
 export class SocketIoTransport {
   readonly #options: SocketIoTransportOptions;
-  #io: Server | undefined;
+  readonly #engine: Engine;
 
   constructor(options: SocketIoTransportOptions) {
     this.#options = options;
+    // CORS is the pipeline's; the engine adds no headers of its own.
+    this.#engine = new Engine({ maxHttpBufferSize: 64 * 1024 });
+    const io = new Server({ path: '/socket.io', serveClient: false, maxHttpBufferSize: 64 * 1024 });
+    io.bind(this.#engine);
+    this.#listen(io);
   }
 
-  attach(server: HttpServer): void {
+  /** An engine.io HTTP request (long-polling handshake, poll or post), its body still unread. */
+  handleRequest(req: IncomingMessage, res: ServerResponse): void {
+    this.#engine.handleRequest(req, res);
+  }
+
+  /** A WebSocket upgrade (a new session, or a polling session upgrading). */
+  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    this.#engine.handleUpgrade(req, socket, head);
+  }
+
+  #listen(io: Server): void {
     const { hub, log } = this.#options;
-    const io = new Server(server, {
-      path: '/socket.io',
-      serveClient: false,
-      // Other upgrade paths (the Web PubSub endpoint) belong to the host pipeline.
-      destroyUpgrade: false,
-      cors: this.#options.allowedOrigins.length ? { origin: [...this.#options.allowedOrigins], credentials: true } : undefined,
-      maxHttpBufferSize: 64 * 1024,
-    });
-    this.#io = io;
     const nsp = io.of(TELEMETRY_NAMESPACE);
     nsp.use((socket, next) => {
       const token = tokenOf(socket);
@@ -88,7 +97,7 @@ export class SocketIoTransport {
    * the host, which is closing it already.
    */
   close(): void {
-    this.#io?.engine.close();
+    this.#engine.close();
   }
 
   #subscribe(connection: SocketIoConnection, principal: Principal, payload: unknown, ack: unknown): void {
