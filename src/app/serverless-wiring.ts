@@ -7,6 +7,7 @@ import type { InvocationContext } from '../host/pipeline/endpoint.js';
 import { Results } from '../host/pipeline/results.js';
 import { RateLimitPolicies } from '../security/http/default-rate-limit-policies.js';
 import { createManagementHandler, type ManagementHandler } from '../management/management-handler.js';
+import { createManagementService } from '../management/management-service.js';
 import { authenticateClientUpgrade, type UpgradeAuthOptions } from '../transport/webpubsub/upgrade-context.js';
 import { WebPubSubEndpoint } from '../transport/webpubsub/web-pubsub-endpoint.js';
 import type { Application } from './compose-application.js';
@@ -29,12 +30,13 @@ export function wireServerless(app: Application, log: Logger): void {
   app.server.onClosing(() => endpoint.closeAll());
 
   mapClientHub(web.routes, endpoint, auth);
-  mapManagementApi(web.routes, createManagementHandler({ hub: telemetry.hub, hubName: auth.hubName, accessKey: auth.accessKey }));
+  const management = createManagementService(telemetry.hub);
+  mapManagementApi(web.routes, createManagementHandler({ service: management, hubName: auth.hubName, accessKey: auth.accessKey }));
   mapFunctionEndpoints(web.routes.group('/api'), {
     hubName: auth.hubName,
     accessKey: auth.accessKey,
     users: app.verifier,
-    serverUrl: () => app.server.url,
+    management,
     log: categoryLogger(log, config, 'Functions'),
   });
 }

@@ -1,17 +1,17 @@
 import { Errors, type ErrorKey } from '../host/errors.js';
 import { problem, PROBLEM_CONTENT_TYPE } from '../host/problem.js';
-import type { Hub } from '../hub/hub.js';
-import { HubOutboundMessage } from '../hub/outbound-message.js';
 import { bearerToken, verifyManagementToken } from '../protocol/webpubsub/access-token.js';
 import { expectedAudiences } from '../protocol/webpubsub/audience.js';
 import { MAX_GROUP_NAME_LENGTH } from '../protocol/webpubsub/parse-client-frame.js';
 import { isSupportedApiVersion, MIN_API_VERSION } from './api-version.js';
+import type { ManagementService } from './management-service.js';
 import type { ManagementRequest, ManagementResponse } from './management-request.js';
 import { matchManagementRoute, ROUTE_METHODS, type ManagementRoute } from './management-route.js';
 import { messageFromBody } from './message-body.js';
 
 export interface ManagementHandlerOptions {
-  readonly hub: Hub;
+  /** The operations on the hub (createManagementService). */
+  readonly service: ManagementService;
   /** `Hub:Name`: the hub this host serves. Other hub names are valid but empty, as on the service. */
   readonly hubName: string;
   /** `Hub:AccessKey`: verifies the bearer tokens (HS256). */
@@ -33,7 +33,7 @@ const HUB_NAME = /^[A-Za-z][A-Za-z0-9_`,.[\]]{0,127}$/;
  * Connections are this node's (the hub's local view).
  */
 export function createManagementHandler(options: ManagementHandlerOptions): ManagementHandler {
-  const { hub } = options;
+  const { service } = options;
   return async (req) => {
     const method = req.method.toUpperCase();
     const path = req.url.split('?', 1)[0]!;
@@ -82,14 +82,14 @@ export function createManagementHandler(options: ManagementHandlerOptions): Mana
     switch (route.op) {
       case 'groupConnection':
         if (method === 'DELETE') {
-          if (ours) hub.leave(route.connectionId, route.group);
+          if (ours) service.removeConnectionFromGroup(route.group, route.connectionId);
           return { status: 204 };
         }
-        if (ours && hub.join(route.connectionId, route.group)) return { status: 200 };
+        if (ours && service.addConnectionToGroup(route.group, route.connectionId)) return { status: 200 };
         return fail('MGMT_UNKNOWN_CONNECTION', `Connection '${route.connectionId}' does not exist.`);
       case 'connection':
-        if (method === 'HEAD') return { status: ours && hub.hasConnection(route.connectionId) ? 200 : 404 };
-        if (ours) hub.closeConnection(route.connectionId, 'kicked');
+        if (method === 'HEAD') return { status: ours && service.connectionExists(route.connectionId) ? 200 : 404 };
+        if (ours) service.closeConnection(route.connectionId);
         return { status: 204 };
       case 'sendToGroup':
       case 'sendToAll':
@@ -98,10 +98,10 @@ export function createManagementHandler(options: ManagementHandlerOptions): Mana
         if (!body.ok) return fail(body.unsupportedType ? 'HTTP_UNSUPPORTED_MEDIA_TYPE' : 'MGMT_BAD_REQUEST', body.detail);
         if (!ours) return route.op === 'sendToConnection' ? fail('MGMT_UNKNOWN_CONNECTION', `Connection '${route.connectionId}' does not exist.`) : { status: 202 };
         if (route.op === 'sendToGroup') {
-          hub.sendToGroup(route.group, new HubOutboundMessage({ kind: 'group', group: route.group }, body.dataType, body.data));
+          service.sendToGroup(route.group, body.dataType, body.data);
         } else if (route.op === 'sendToAll') {
-          hub.sendToAll(new HubOutboundMessage({ kind: 'server' }, body.dataType, body.data));
-        } else if (!hub.sendToConnection(route.connectionId, new HubOutboundMessage({ kind: 'server' }, body.dataType, body.data))) {
+          service.sendToAll(body.dataType, body.data);
+        } else if (!service.sendToConnection(route.connectionId, body.dataType, body.data)) {
           return fail('MGMT_UNKNOWN_CONNECTION', `Connection '${route.connectionId}' does not exist.`);
         }
         return { status: 202 };
