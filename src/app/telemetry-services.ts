@@ -39,7 +39,7 @@ export function createTelemetryServices(config: AppConfig, log: Logger, lifetime
   const hub = new Hub({ ...(backplane ? { backplane } : {}), readingsFanOut: partitioned ? 'backplane' : 'local' });
   const pipeline = new ReadingPipeline({
     registry,
-    publish: (reading) => hub.publishReading(reading),
+    publish: hub.publishReading.bind(hub),
     logger: categoryLogger(log, config, 'Ingestion'),
     now: Date.now,
     monotonicNow: () => performance.now(),

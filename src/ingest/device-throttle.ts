@@ -6,7 +6,10 @@ export interface DeviceThrottleOptions<T> {
   /** A monotonic clock in ms (e.g. `performance.now`); wall-clock jumps would reorder due times. */
   now(): number;
   scheduler: Scheduler;
+  /** The next stage (the hub's publishReading): the throttle hands readings straight on. */
   emit(value: T): void;
+  /** An `emit` that threw; the throttle carries on with the other devices. Default: ignored. */
+  onEmitError?(err: unknown, value: T): void;
 }
 
 interface DeviceState<T> {
@@ -37,6 +40,7 @@ export class DeviceThrottle<T> {
   readonly #now: () => number;
   readonly #scheduler: Scheduler;
   readonly #emit: (value: T) => void;
+  readonly #onEmitError: (err: unknown, value: T) => void;
   readonly #states = new Map<string, DeviceState<T>>();
   #queue: DeviceState<T>[] = [];
   #head = 0;
@@ -50,6 +54,7 @@ export class DeviceThrottle<T> {
     this.#now = options.now;
     this.#scheduler = options.scheduler;
     this.#emit = options.emit;
+    this.#onEmitError = options.onEmitError ?? (() => undefined);
   }
 
   /** Devices with live state (emitted within the last interval or pending). */
@@ -113,7 +118,12 @@ export class DeviceThrottle<T> {
 
   #send(value: T): void {
     this.emitted++;
-    this.#emit(value);
+    try {
+      this.#emit(value);
+    } catch (err) {
+      // From a timer, a throw would end the process; from offer(), it would reach the source.
+      this.#onEmitError(err, value);
+    }
   }
 
   #enqueue(state: DeviceState<T>): void {

@@ -9,7 +9,10 @@ import type { WarnLogger } from './warn-logger.js';
 
 export interface ReadingPipelineOptions {
   registry: DeviceRegistry;
-  /** Receives throttled readings (the hub's publishReading). Errors are logged, never thrown back. */
+  /**
+   * Receives throttled readings (the hub's publishReading), handed on by the throttle itself, so a
+   * reading leaves ingestion without coming back here. Errors are logged, never thrown back.
+   */
   publish(reading: Reading): void;
   logger: WarnLogger;
   /** Wall clock for `receivedAt` and for a missing `ts`. */
@@ -36,7 +39,6 @@ export interface PipelineStats {
  */
 export class ReadingPipeline implements ReadingSink {
   readonly #registry: DeviceRegistry;
-  readonly #publish: (reading: Reading) => void;
   readonly #logger: WarnLogger;
   readonly #now: () => number;
   readonly #throttle: DeviceThrottle<Reading>;
@@ -48,7 +50,6 @@ export class ReadingPipeline implements ReadingSink {
 
   constructor(options: ReadingPipelineOptions) {
     this.#registry = options.registry;
-    this.#publish = options.publish;
     this.#logger = options.logger;
     this.#now = options.now;
     this.#warnIntervalMs = options.warnIntervalMs ?? 10_000;
@@ -56,7 +57,8 @@ export class ReadingPipeline implements ReadingSink {
       maxPerSecond: options.maxPerSecond,
       now: options.monotonicNow,
       scheduler: options.scheduler,
-      emit: (reading) => this.#safePublish(reading),
+      emit: options.publish,
+      onEmitError: (err, reading) => this.#logger.warn({ err, tenantId: reading.tenantId, deviceId: reading.deviceId }, 'publish failed'),
     });
   }
 
@@ -77,7 +79,11 @@ export class ReadingPipeline implements ReadingSink {
     const seq = raw.sequence ?? last + 1;
     // Spelled out, not spread: one object shape for every reading keeps this hot path monomorphic.
     const reading: Reading = { tenantId: valid.tenantId, deviceId: valid.deviceId, seq, ts: valid.ts, receivedAt: valid.receivedAt, data: valid.data };
-    if (valid.traceparent !== undefined) reading.traceparent = valid.traceparent;
+    if (valid.traceparent !== undefined) {
+      reading.traceparent = valid.traceparent;
+      // The device's trace id beside the hub's seq: its logs and the hub's can be joined.
+      this.#logger.debug?.({ tenantId: reading.tenantId, deviceId: reading.deviceId, seq, traceparent: reading.traceparent }, 'reading accepted');
+    }
     this.#registry.record(reading);
     this.#accepted++;
     this.#throttle.offer(`${valid.tenantId}\u0000${valid.deviceId}`, reading);
@@ -116,14 +122,6 @@ export class ReadingPipeline implements ReadingSink {
       'reading dropped',
     );
     this.#warned.set(reason, { at: now, suppressed: 0 });
-  }
-
-  #safePublish(reading: Reading): void {
-    try {
-      this.#publish(reading);
-    } catch (err) {
-      this.#logger.warn({ err, tenantId: reading.tenantId, deviceId: reading.deviceId }, 'publish failed');
-    }
   }
 }
 
