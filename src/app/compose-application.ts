@@ -17,6 +17,7 @@ import { SocketIoTransport } from '../transport/socketio/socketio-transport.js';
 import { UpgradeGuard } from '../transport/upgrade-guard.js';
 import { DASHBOARD_DIR, mapDashboardEndpoints } from './dashboard-endpoints.js';
 import { mapDeviceEndpoints } from './devices-endpoints.js';
+import { mapSocketIoEndpoints } from './socketio-endpoints.js';
 import { useSecurity } from './security-wiring.js';
 import { wireServerless } from './serverless-wiring.js';
 import { createTelemetryServices, type TelemetryServices } from './telemetry-services.js';
@@ -73,9 +74,10 @@ export function composeApplication(config: AppConfig, log: Logger, extend?: (app
     log: httpLog,
     bodyLimitBytes: config.http.bodyLimitBytes,
     development: config.isDevelopment,
-    foreignUpgradePrefixes: ['/socket.io/'],
     limits: config.http,
     resolveOrigin: createOriginResolver(config.http),
+    // socket.io's engine reads its long-polling bodies itself.
+    streamedBodyPrefixes: ['/socket.io/'],
   });
   const server = new HttpServerService({ fastify, log: httpLog, port: config.http.port, host: config.http.host });
 
@@ -97,17 +99,16 @@ export function composeApplication(config: AppConfig, log: Logger, extend?: (app
     perIpPerSecond: config.http.webSocketUpgradesPerIpPerSecond,
     burstPerIp: config.http.webSocketUpgradeBurstPerIp,
     maxPending: config.http.maxPendingUpgrades,
+    clock: () => clock.now(),
   });
   const socketIo = new SocketIoTransport({
     hub: telemetry.hub,
     registry: telemetry.registry,
     authenticate: (token) => verifier.verify(token),
     log: categoryLogger(log, config, 'Hub.SocketIo'),
-    allowedOrigins: config.cors.allowedOrigins,
-    guard: upgrades,
     clock,
   });
-  socketIo.attach(fastify.server);
+  mapSocketIoEndpoints(web.routes, socketIo, upgrades);
   server.onClosing(() => {
     socketIo.close();
     telemetry.hub.closeAll('shutdown');

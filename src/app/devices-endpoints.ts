@@ -4,7 +4,7 @@ import { Errors } from '../host/errors.js';
 import type { EndpointGroup } from '../host/pipeline/endpoint-builder.js';
 import { Results } from '../host/pipeline/results.js';
 import { toWireReading } from '../protocol/reading.js';
-import type { Principal } from '../security/principal.js';
+import { currentTenant } from '../security/tenant-context.js';
 
 interface ListArgs {
   limit: number;
@@ -16,9 +16,11 @@ export function mapDeviceEndpoints(v1: EndpointGroup, registry: DeviceRegistry):
   v1.get<ListArgs>(
     '/devices',
     ({ http, args }) => {
-      const principal = http.user as Principal;
+      // Set by authentication for the whole request; the endpoint requires a signed-in user.
+      const tenantId = currentTenant();
+      if (tenantId === undefined) throw new Error(`${http.originalPath} ran without a tenant context`);
       try {
-        const page = registry.list(principal.tenantId, args);
+        const page = registry.list(tenantId, args);
         return Results.json(
           {
             items: page.items.map((i) => ({ deviceId: i.deviceId, lastSeen: i.lastSeen, last: i.last ? toWireReading(i.last) : null })),

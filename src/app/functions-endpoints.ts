@@ -1,24 +1,24 @@
-import type { WebPubSubServiceClient } from '@azure/web-pubsub';
 import { handleNegotiate } from '../../functions/src/handlers/negotiate.js';
 import { handleSubscribe } from '../../functions/src/handlers/subscribe.js';
 import type { FunctionLog, FunctionRequest, FunctionResponse } from '../../functions/src/handlers/function-http.js';
 import { createClientUrlIssuer } from '../../functions/src/web-pubsub/client-url-issuer.js';
-import { createServiceClient } from '../../functions/src/web-pubsub/service-client.js';
+import type { ManagementService } from '../management/management-service.js';
 import type { EndpointGroup } from '../host/pipeline/endpoint-builder.js';
 import type { HttpContext } from '../host/pipeline/http-context.js';
 import { Results, type Result } from '../host/pipeline/results.js';
 import { RateLimitPolicies } from '../security/http/default-rate-limit-policies.js';
 import type { JwtVerifier } from '../security/jwt-bearer.js';
+import { inProcessMembership } from './in-process-membership.js';
 
 export interface FunctionEndpointsOptions {
   /** `Hub:Name`. */
   readonly hubName: string;
-  /** `Hub:AccessKey`: signs client tokens and the management API calls, as a connection string's key would. */
+  /** `Hub:AccessKey`: signs client tokens, as a connection string's key would. */
   readonly accessKey: string;
   /** Verifies user tokens (`Auth:Jwt:*`). */
   readonly users: JwtVerifier;
-  /** The host's own base URL; known once the server listens (app.server.url). */
-  readonly serverUrl: () => string | undefined;
+  /** The hub's management service, which `subscribe` calls in-process (not over loopback HTTP). */
+  readonly management: ManagementService;
   readonly log: FunctionLog;
 }
 
@@ -30,15 +30,7 @@ export interface FunctionEndpointsOptions {
 export function mapFunctionEndpoints(api: EndpointGroup, options: FunctionEndpointsOptions): void {
   const { hubName, accessKey, users, log } = options;
   const metadata = { allowAnonymous: true, rateLimit: RateLimitPolicies.functions };
-  let service: WebPubSubServiceClient | undefined;
-  // Built on first use: the base URL (the real port) exists only after the server started.
-  const serviceClient = (): WebPubSubServiceClient => {
-    if (service !== undefined) return service;
-    const url = options.serverUrl();
-    if (url === undefined) throw new Error('the HTTP server is not listening yet');
-    service = createServiceClient(`Endpoint=${url};AccessKey=${accessKey};Version=1.0;`, hubName);
-    return service;
-  };
+  const service = inProcessMembership(options.management);
 
   api.post(
     '/negotiate',
@@ -51,7 +43,7 @@ export function mapFunctionEndpoints(api: EndpointGroup, options: FunctionEndpoi
   );
   api.post(
     '/subscribe',
-    async ({ http }) => toResult(await handleSubscribe(toFunctionRequest(http), { users, service: serviceClient(), log })),
+    async ({ http }) => toResult(await handleSubscribe(toFunctionRequest(http), { users, service, log })),
     { metadata },
   );
 }

@@ -5,10 +5,13 @@ import { categoryLogger } from '../host/logging.js';
 import type { EndpointGroup } from '../host/pipeline/endpoint-builder.js';
 import type { InvocationContext } from '../host/pipeline/endpoint.js';
 import { Results } from '../host/pipeline/results.js';
+import { RateLimitPolicies } from '../security/http/default-rate-limit-policies.js';
 import { createManagementHandler, type ManagementHandler } from '../management/management-handler.js';
 import { RelayedReadingGate } from '../management/relayed-reading-gate.js';
+import { createManagementService } from '../management/management-service.js';
 import { authenticateClientUpgrade, type UpgradeAuthOptions } from '../transport/webpubsub/upgrade-context.js';
-import { refusalDetails, type UpgradeGuard } from '../transport/upgrade-guard.js';
+import type { UpgradeGuard } from '../transport/upgrade-guard.js';
+import { upgradeRefusal } from './upgrade-refusal.js';
 import { WebPubSubEndpoint } from '../transport/webpubsub/web-pubsub-endpoint.js';
 import type { Application } from './compose-application.js';
 import { mapFunctionEndpoints } from './functions-endpoints.js';
@@ -33,23 +36,16 @@ export function wireServerless(app: Application, log: Logger): void {
   app.server.onClosing(() => endpoint.closeAll());
 
   mapClientHub(web.routes, endpoint, auth, app.upgrades);
-  const relayedReadings = new RelayedReadingGate(config.hub.maxDevices);
+  const management = createManagementService(telemetry.hub, { relayedReadings: new RelayedReadingGate(config.hub.maxDevices) });
   mapManagementApi(
     web.routes,
-    createManagementHandler({
-      hub: telemetry.hub,
-      hubName: auth.hubName,
-      accessKey: auth.accessKey,
-      publicBaseUrls,
-      maxMessageBytes: config.hub.maxMessageBytes,
-      relayedReadings,
-    }),
+    createManagementHandler({ service: management, hubName: auth.hubName, accessKey: auth.accessKey, publicBaseUrls, maxMessageBytes: config.hub.maxMessageBytes }),
   );
   mapFunctionEndpoints(web.routes.group('/api'), {
     hubName: auth.hubName,
     accessKey: auth.accessKey,
     users: app.verifier,
-    serverUrl: () => app.server.url,
+    management,
     log: categoryLogger(log, config, 'Functions'),
   });
 }
@@ -67,10 +63,7 @@ function mapClientHub(routes: EndpointGroup, endpoint: WebPubSubEndpoint, auth: 
         return Results.problem(Errors.HTTP_UPGRADE_REQUIRED, 'Connect with a WebSocket upgrade.', undefined, { upgrade: 'websocket' });
       }
       const admission = guard.admit(http.raw);
-      if (!admission.ok) {
-        const { extensions, headers } = refusalDetails(admission);
-        return Results.problem(Errors[admission.key], admission.detail, extensions, headers);
-      }
+      if (!admission.ok) return upgradeRefusal(admission);
       try {
         // Negotiate signed the URL the client was given (the public one behind a proxy): accept that audience.
         const verified = await authenticateClientUpgrade(http.raw, { ...auth, publicBaseUrls: [...(auth.publicBaseUrls ?? []), http.origin] });
@@ -104,7 +97,7 @@ function mapManagementApi(routes: EndpointGroup, management: ManagementHandler):
     const headers = { ...response.headers };
     return response.body === undefined ? Results.status(response.status, headers) : Results.bytes(response.body, headers, response.status);
   };
-  const options = { metadata: { allowAnonymous: true } };
+  const options = { metadata: { allowAnonymous: true, rateLimit: RateLimitPolicies.management } };
   routes.map(null, '/api/hubs/{*rest}', handler, options);
   routes.map(null, '/api/health', handler, options);
 }

@@ -47,7 +47,7 @@ export function createTelemetryServices(config: AppConfig, log: Logger, lifetime
   });
   const pipeline = new ReadingPipeline({
     registry,
-    publish: (reading) => hub.publishReading(reading),
+    publish: hub.publishReading.bind(hub),
     logger: categoryLogger(log, config, 'Ingestion'),
     clock,
     maxPerSecond: config.throttle.maxPerSecondPerDevice,

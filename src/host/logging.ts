@@ -1,6 +1,6 @@
 import { pino, type Logger, type LevelWithSilent } from 'pino';
 import pretty from 'pino-pretty';
-import type { AppConfig } from './config/app-config.js';
+import type { HostConfig } from './config/host-config.js';
 import { createScrubber } from './config/redact-secrets.js';
 
 export type { Logger };
@@ -18,7 +18,7 @@ const REDACT = [...SECRET_KEYS, ...SECRET_KEYS.map((k) => `*.${k}`), 'req.header
  * `destination` lets tests capture output.
  */
 export function createRootLogger(
-  config: Pick<AppConfig, 'isDevelopment' | 'logging'> & Partial<Pick<AppConfig, 'secrets'>>,
+  config: Pick<HostConfig, 'isDevelopment' | 'logging'> & Partial<Pick<HostConfig, 'secrets'>>,
   destination?: NodeJS.WritableStream,
 ): Logger {
   // Field paths catch secrets we can name; the scrubber catches the configured secret values (and
@@ -45,7 +45,7 @@ export function createRootLogger(
  * A logger for one category (e.g. `Host`, `Ingestion.Mqtt`). The most specific
  * `Logging:LogLevel:<prefix>` wins, as in .NET: `Ingestion` covers `Ingestion.Mqtt`.
  */
-export function categoryLogger(root: Logger, config: Pick<AppConfig, 'logging'>, category: string): Logger {
+export function categoryLogger(root: Logger, config: Pick<HostConfig, 'logging'>, category: string): Logger {
   const level = levelFor(config.logging.categories, category) ?? config.logging.defaultLevel;
   return root.child({ category }, { level: level as LevelWithSilent });
 }

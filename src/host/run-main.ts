@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import { ConfigError, loadConfig } from './config/load-config.js';
-import type { AppConfig } from './config/app-config.js';
+import { ConfigError, type ConfigInputs } from './config/load-config.js';
+import type { HostConfig } from './config/host-config.js';
 import { HostStartError, type Host } from './lifecycle/host.js';
 import { createRootLogger } from './logging.js';
 
@@ -18,11 +18,15 @@ export interface Composed {
 }
 
 /**
- * The process around a host: resolve configuration once, compose, start, and stop on SIGTERM or
- * SIGINT within the shutdown timeout. A second signal exits at once.
+ * The process around a host: resolve configuration once (with the app's loader, which composes
+ * every area's keys), compose, start, and stop on SIGTERM or SIGINT within the shutdown timeout.
+ * A second signal exits at once.
  */
-export async function runMain(compose: (config: AppConfig, log: Logger) => Composed | Promise<Composed>): Promise<void> {
-  let config: AppConfig;
+export async function runMain<C extends HostConfig>(
+  loadConfig: (inputs: ConfigInputs) => C,
+  compose: (config: C, log: Logger) => Composed | Promise<Composed>,
+): Promise<void> {
+  let config: C;
   try {
     config = loadConfig({ args: process.argv.slice(2), env: process.env, contentRoot: process.cwd() });
   } catch (err) {

@@ -3,8 +3,9 @@
  * Transports (socket.io, ws/Web PubSub) adapt their sockets to HubConnection.
  */
 
-/** The data of one message, as the Web PubSub protocol types it. */
-export type DataType = 'json' | 'text' | 'binary' | 'protobuf';
+import type { DataType, WireSource } from '../protocol/wire-message.js';
+
+export type { DataType };
 
 /**
  * What a message is: a device's `reading` or any other `message` (a management or client send).
@@ -16,9 +17,7 @@ export type DataType = 'json' | 'text' | 'binary' | 'protobuf';
 export type MessageKind = 'reading' | 'message';
 
 /** Where a message came from, as subscribers see it. */
-export type MessageSource =
-  | { kind: 'group'; group: string }
-  | { kind: 'server' };
+export type MessageSource = WireSource;
 
 /**
  * One message on its way to many connections. Transports ask for their wire form through

@@ -5,7 +5,10 @@ export interface DeviceThrottleOptions<T> {
   maxPerSecond?: number;
   /** Due times use its monotonic time: wall-clock jumps would reorder them. */
   clock: Clock;
+  /** The next stage (the hub's publishReading): the throttle hands readings straight on. */
   emit(value: T): void;
+  /** An `emit` that threw; the throttle carries on with the other devices. Default: ignored. */
+  onEmitError?(err: unknown, value: T): void;
 }
 
 interface DeviceState<T> {
@@ -35,6 +38,7 @@ export class DeviceThrottle<T> {
   readonly #interval: number;
   readonly #clock: Clock;
   readonly #emit: (value: T) => void;
+  readonly #onEmitError: (err: unknown, value: T) => void;
   readonly #states = new Map<string, DeviceState<T>>();
   #queue: DeviceState<T>[] = [];
   #head = 0;
@@ -47,6 +51,7 @@ export class DeviceThrottle<T> {
     this.#interval = 1000 / maxPerSecond;
     this.#clock = options.clock;
     this.#emit = options.emit;
+    this.#onEmitError = options.onEmitError ?? (() => undefined);
   }
 
   /** Devices with live state (emitted within the last interval or pending). */
@@ -110,7 +115,12 @@ export class DeviceThrottle<T> {
 
   #send(value: T): void {
     this.emitted++;
-    this.#emit(value);
+    try {
+      this.#emit(value);
+    } catch (err) {
+      // From a timer, a throw would end the process; from offer(), it would reach the source.
+      this.#onEmitError(err, value);
+    }
   }
 
   #enqueue(state: DeviceState<T>): void {

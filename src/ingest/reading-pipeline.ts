@@ -9,7 +9,10 @@ import type { WarnLogger } from './warn-logger.js';
 
 export interface ReadingPipelineOptions {
   registry: DeviceRegistry;
-  /** Receives throttled readings (the hub's publishReading). Errors are logged, never thrown back. */
+  /**
+   * Receives throttled readings (the hub's publishReading), handed on by the throttle itself, so a
+   * reading leaves ingestion without coming back here. Errors are logged, never thrown back.
+   */
   publish(reading: Reading): void;
   logger: WarnLogger;
   /** Wall time for `receivedAt` and a missing `ts`; monotonic time and timers for the throttle. */
@@ -33,7 +36,6 @@ export interface PipelineStats {
  */
 export class ReadingPipeline implements ReadingSink {
   readonly #registry: DeviceRegistry;
-  readonly #publish: (reading: Reading) => void;
   readonly #logger: WarnLogger;
   readonly #now: () => number;
   readonly #throttle: DeviceThrottle<Reading>;
@@ -45,14 +47,14 @@ export class ReadingPipeline implements ReadingSink {
 
   constructor(options: ReadingPipelineOptions) {
     this.#registry = options.registry;
-    this.#publish = options.publish;
     this.#logger = options.logger;
     this.#now = () => options.clock.now();
     this.#warnIntervalMs = options.warnIntervalMs ?? 10_000;
     this.#throttle = new DeviceThrottle<Reading>({
       maxPerSecond: options.maxPerSecond,
       clock: options.clock,
-      emit: (reading) => this.#safePublish(reading),
+      emit: options.publish,
+      onEmitError: (err, reading) => this.#logger.warn({ err, tenantId: reading.tenantId, deviceId: reading.deviceId }, 'publish failed'),
     });
   }
 
@@ -77,6 +79,10 @@ export class ReadingPipeline implements ReadingSink {
     if (!this.#registry.record(reading)) {
       this.#drop('device_limit', raw, now);
       return { accepted: false, reason: 'device_limit' };
+    }
+    // The device's trace id beside the hub's seq: its logs and the hub's can be joined.
+    if (reading.traceparent !== undefined) {
+      this.#logger.debug?.({ tenantId: reading.tenantId, deviceId: reading.deviceId, seq, traceparent: reading.traceparent }, 'reading accepted');
     }
     this.#accepted++;
     this.#throttle.offer(`${valid.tenantId}\u0000${valid.deviceId}`, reading);
@@ -119,14 +125,6 @@ export class ReadingPipeline implements ReadingSink {
       'reading dropped',
     );
     this.#warned.set(reason, { at: now, suppressed: 0 });
-  }
-
-  #safePublish(reading: Reading): void {
-    try {
-      this.#publish(reading);
-    } catch (err) {
-      this.#logger.warn({ err, tenantId: reading.tenantId, deviceId: reading.deviceId }, 'publish failed');
-    }
   }
 }
 

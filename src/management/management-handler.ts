@@ -1,19 +1,17 @@
 import { Errors, type ErrorKey } from '../host/errors.js';
 import { problem, PROBLEM_CONTENT_TYPE } from '../host/problem.js';
-import type { Hub } from '../hub/hub.js';
-import { HubOutboundMessage } from '../hub/outbound-message.js';
 import { bearerToken, verifyManagementToken } from '../protocol/webpubsub/access-token.js';
 import { expectedAudiences } from '../protocol/webpubsub/audience.js';
 import { MAX_GROUP_NAME_LENGTH } from '../protocol/webpubsub/parse-client-frame.js';
 import { isSupportedApiVersion, MIN_API_VERSION } from './api-version.js';
-import { groupSendKind } from './group-send-kind.js';
+import type { ManagementService } from './management-service.js';
 import type { ManagementRequest, ManagementResponse } from './management-request.js';
 import { matchManagementRoute, ROUTE_METHODS, type ManagementRoute } from './management-route.js';
 import { messageFromBody } from './message-body.js';
-import type { RelayedReadingGate } from './relayed-reading-gate.js';
 
 export interface ManagementHandlerOptions {
-  readonly hub: Hub;
+  /** The operations on the hub (createManagementService). */
+  readonly service: ManagementService;
   /** `Hub:Name`: the hub this host serves. Other hub names are valid but empty, as on the service. */
   readonly hubName: string;
   /** `Hub:AccessKey`: verifies the bearer tokens (HS256). */
@@ -22,8 +20,6 @@ export interface ManagementHandlerOptions {
   readonly publicBaseUrls?: readonly string[];
   /** `Hub:MaxMessageBytes`: the largest send body (413 beyond). Default 1 MiB. */
   readonly maxMessageBytes?: number;
-  /** Drops readings relayed again with a `seq` already relayed to their device group (a retried function batch). */
-  readonly relayedReadings?: RelayedReadingGate;
 }
 
 export type ManagementHandler = (req: ManagementRequest) => Promise<ManagementResponse>;
@@ -42,7 +38,7 @@ const HUB_NAME = /^[A-Za-z][A-Za-z0-9_`,.[\]]{0,127}$/;
  * not here answers 202 when another node may have it (as the service does), else 404.
  */
 export function createManagementHandler(options: ManagementHandlerOptions): ManagementHandler {
-  const { hub } = options;
+  const { service } = options;
   const maxMessageBytes = options.maxMessageBytes ?? 1024 * 1024;
   return async (req) => {
     const method = req.method.toUpperCase();
@@ -92,25 +88,25 @@ export function createManagementHandler(options: ManagementHandlerOptions): Mana
     switch (route.op) {
       case 'groupConnection':
         if (method === 'DELETE') {
-          if (ours) hub.leave(route.connectionId, route.group);
+          if (ours) service.removeConnectionFromGroup(route.group, route.connectionId);
           return { status: 204 };
         }
         if (ours) {
-          const joined = hub.tryJoin(route.connectionId, route.group);
+          const joined = service.addConnectionToGroup(route.group, route.connectionId);
           if (joined === 'joined') return { status: 200 };
           if (joined === 'group-limit') {
-            return fail('HUB_LIMIT', `Connection '${route.connectionId}' is in ${hub.maxGroupsPerConnection} groups already (Hub:MaxGroupsPerConnection).`);
+            return fail('HUB_LIMIT', `Connection '${route.connectionId}' is in ${service.maxGroupsPerConnection} groups already (Hub:MaxGroupsPerConnection).`);
           }
         }
         return fail('MGMT_UNKNOWN_CONNECTION', `Connection '${route.connectionId}' does not exist.`);
       case 'groupConnections': {
         // One page holds every member: a group's members on one node are few enough to list at once.
-        const value = ours ? hub.membersOf(route.group).map(({ connectionId, userId }) => (userId === undefined ? { connectionId } : { connectionId, userId })) : [];
+        const value = ours ? service.groupConnections(route.group).map(({ connectionId, userId }) => (userId === undefined ? { connectionId } : { connectionId, userId })) : [];
         return { status: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify({ value }) };
       }
       case 'connection':
-        if (method === 'HEAD') return { status: ours && hub.hasConnection(route.connectionId) ? 200 : 404 };
-        if (ours) hub.closeConnection(route.connectionId, 'kicked');
+        if (method === 'HEAD') return { status: ours && service.connectionExists(route.connectionId) ? 200 : 404 };
+        if (ours) service.closeConnection(route.connectionId);
         return { status: 204 };
       case 'sendToGroup':
       case 'sendToAll':
@@ -124,15 +120,12 @@ export function createManagementHandler(options: ManagementHandlerOptions): Mana
         if (!body.ok) return fail(body.unsupportedType ? 'HTTP_UNSUPPORTED_MEDIA_TYPE' : 'MGMT_BAD_REQUEST', body.detail);
         if (!ours) return route.op === 'sendToConnection' ? fail('MGMT_UNKNOWN_CONNECTION', `Connection '${route.connectionId}' does not exist.`) : { status: 202 };
         if (route.op === 'sendToGroup') {
-          const kind = groupSendKind(route.group, body.dataType, body.data);
-          // A repeat is accepted like any send, so the sender does not retry what it cannot tell apart.
-          if (kind === 'reading' && options.relayedReadings?.admit(route.group, (body.data as { seq: number }).seq) === false) return { status: 202 };
-          hub.sendToGroup(route.group, new HubOutboundMessage({ kind: 'group', group: route.group }, body.dataType, body.data, undefined, kind));
+          service.sendToGroup(route.group, body.dataType, body.data);
         } else if (route.op === 'sendToAll') {
-          hub.sendToAll(new HubOutboundMessage({ kind: 'server' }, body.dataType, body.data));
+          service.sendToAll(body.dataType, body.data);
         } else if (route.op === 'sendToUser') {
-          hub.sendToUser(route.userId, new HubOutboundMessage({ kind: 'server' }, body.dataType, body.data));
-        } else if (!hub.sendToConnection(route.connectionId, new HubOutboundMessage({ kind: 'server' }, body.dataType, body.data))) {
+          service.sendToUser(route.userId, body.dataType, body.data);
+        } else if (!service.sendToConnection(route.connectionId, body.dataType, body.data)) {
           return fail('MGMT_UNKNOWN_CONNECTION', `Connection '${route.connectionId}' does not exist.`);
         }
         return { status: 202 };

@@ -1,5 +1,5 @@
 import type { AppConfig } from '../host/config/app-config.js';
-import { loadConfig } from '../host/config/load-config.js';
+import { loadConfig } from '../app/load-app-config.js';
 
 /** The settings the token CLI signs with: user tokens (`Auth:Jwt:*`) and device tokens (`Ingestion:Mqtt:DeviceKey`). */
 export type JwtSigningSettings = Pick<AppConfig['jwt'], 'secret' | 'issuer' | 'audience' | 'jwksUri'> & {

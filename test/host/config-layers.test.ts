@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/host/config/load-config.js';
+import { loadConfig } from '../../src/app/load-app-config.js';
+import { ConfigError } from '../../src/host/config/load-config.js';
 import { contentRoot } from './support/test-config.js';
 
 const SECRETS = {

@@ -157,21 +157,24 @@ describe('DeviceThrottle', () => {
     expect(() => setup(0)).toThrow(RangeError);
   });
 
-  it('keeps working after emit throws', () => {
+  it('keeps working after emit throws, and reports the error with its value', () => {
     const clock = new ManualClock();
     const seen: number[] = [];
+    const errors: [string, number][] = [];
     const throttle = new DeviceThrottle<number>({
       clock,
       emit: (n) => {
         seen.push(n);
         if (n === 2) throw new Error('subscriber broke');
       },
+      onEmitError: (err, n) => errors.push([(err as Error).message, n]),
     });
     throttle.offer('a', 1);
     throttle.offer('a', 2);
-    expect(() => clock.advance(200)).toThrow('subscriber broke');
+    expect(() => clock.advance(200)).not.toThrow();
     throttle.offer('a', 3);
     clock.advance(200);
     expect(seen).toEqual([1, 2, 3]);
+    expect(errors).toEqual([['subscriber broke', 2]]);
   });
 });

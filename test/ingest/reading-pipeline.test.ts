@@ -163,6 +163,32 @@ describe('ReadingPipeline', () => {
     expect(pipeline.offer(raw('dev', { v: 1 }))).toEqual({ accepted: true });
     expect(warnings).toEqual([{ msg: 'publish failed', obj: expect.objectContaining({ deviceId: 'dev' }) }]);
   });
+
+  it('hands a held reading from the throttle straight to publish, without coming back through the pipeline', () => {
+    const stacks: string[] = [];
+    const { pipeline, clock } = setup({ maxPerSecond: 1, publish: () => stacks.push(new Error('where').stack ?? '') });
+    pipeline.offer(raw('dev', { v: 1 }));
+    pipeline.offer(raw('dev', { v: 2 })); // held by the throttle, published by its timer
+    clock.advance(1000);
+    expect(stacks).toHaveLength(2);
+    expect(stacks[1]).toMatch(/device-throttle/);
+    expect(stacks[1]).not.toMatch(/src\/ingest\/reading-pipeline/);
+  });
+
+  it("logs an accepted reading's traceparent at debug with its seq, and nothing for readings without one", () => {
+    const debug: { obj: object; msg: string }[] = [];
+    const pipeline = new ReadingPipeline({
+      registry: new DeviceRegistry(),
+      publish: () => undefined,
+      logger: { warn: () => undefined, debug: (obj, msg) => debug.push({ obj, msg }) },
+      clock: new ManualClock(WALL),
+      maxPerSecond: Infinity,
+    });
+    const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+    pipeline.offer(raw('dev', { v: 1 }));
+    pipeline.offer({ ...raw('dev', { v: 2 }), traceparent });
+    expect(debug).toEqual([{ msg: 'reading accepted', obj: { tenantId: 'demo', deviceId: 'dev', seq: 2, traceparent } }]);
+  });
 });
 
 describe('ReadingPipeline with transport-numbered readings (Event Hubs)', () => {

@@ -93,9 +93,13 @@ describe('Azure Functions adapters (functions/src/functions/*.ts) against the ho
     await client.start();
     try {
       const connectionId = await connected;
+      hub.managementTenants.length = 0;
       const res = await call(subscribe, 'subscribe', token, { connectionId, deviceId: 'fn-dev' });
       expect(res.status).toBe(204);
       expect(res.body).toBeUndefined();
+      // The deployed function calls the management API, carrying the caller's tenant on each call.
+      expect(hub.managementTenants.length).toBeGreaterThanOrEqual(2);
+      expect(new Set(hub.managementTenants)).toEqual(new Set(['t1']));
       await hub.publish('t1', 'fn-dev', { temperature: 7 });
       await eventually(() => readings.length === 1, 5000, 'reading');
       expect(readings[0]).toMatchObject({ tenantId: 't1', deviceId: 'fn-dev', data: { temperature: 7 } });

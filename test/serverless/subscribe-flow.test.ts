@@ -44,13 +44,16 @@ describe('serverless flow: negotiate → connect → POST /api/subscribe → rea
     ]);
   });
 
-  it("carries the caller's tenant to the management API in the tenant_id header", async () => {
+  it("calls the hub's management service in-process: no loopback request reaches the management API", async () => {
     const c = await connect('t7');
     hub.managementTenants.length = 0;
+    const lines = hub.running.logs.length;
     const res = await subscribe(hub.url, await userToken('t7'), { connectionId: c.connectionId, deviceId: 'hop' });
     expect(res.status).toBe(204);
-    expect(hub.managementTenants.length).toBeGreaterThanOrEqual(2);
-    expect(new Set(hub.managementTenants)).toEqual(new Set(['t7']));
+    expect(hub.running.app.telemetry.hub.groupsOf(c.connectionId)).toEqual(['device:t7:hop']);
+    expect(hub.managementTenants).toEqual([]);
+    const requests = hub.running.logs.slice(lines).filter((l) => l['msg'] === 'request');
+    expect(requests.map((l) => l['route'])).toEqual(['/api/subscribe']);
   });
 
   it('accepts the own tenant named explicitly', async () => {

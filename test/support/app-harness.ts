@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import { io, type Socket } from 'socket.io-client';
 import { composeApplication, type Application } from '../../src/app/compose-application.js';
 import type { Clock } from '../../src/host/clock.js';
-import { loadConfig } from '../../src/host/config/load-config.js';
+import { loadConfig } from '../../src/app/load-app-config.js';
 import { createRootLogger } from '../../src/host/logging.js';
 import { signUserToken } from '../../src/security/jwt-bearer.js';
 import { DEV_JWT_AUDIENCE, DEV_JWT_ISSUER, DEV_JWT_SECRET } from '../../src/security/dev-defaults.js';

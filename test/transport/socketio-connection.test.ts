@@ -30,9 +30,10 @@ runHubConnectionContract('SocketIoConnection', async () => {
     registry: new DeviceRegistry(),
     authenticate: async () => ({ ok: true, principal: { sub: 'u', tenantId: 'demo', roles: [], scheme: 'bearer' } }),
     log: pino({ level: 'silent' }),
-    allowedOrigins: [],
   });
-  transport.attach(server);
+  // What the host pipeline's /socket.io endpoint does, without the pipeline.
+  server.on('request', (req, res) => transport.handleRequest(req, res));
+  server.on('upgrade', (req, socket, head) => transport.handleUpgrade(req, socket, head));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
 

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Hub } from '../../src/hub/hub.js';
+import { createManagementService } from '../../src/management/management-service.js';
 import { createManagementHandler } from '../../src/management/management-handler.js';
 import { isManagementPath } from '../../src/management/management-route.js';
 import type { Reading } from '../../src/protocol/reading.js';
@@ -31,7 +32,7 @@ export async function startHarness(
 ): Promise<Harness> {
   const hub = new Hub();
   const endpoint = new WebPubSubEndpoint({ hub, heartbeatIntervalMs: 0, ...options });
-  const management = createManagementHandler({ hub, hubName: HUB_NAME, accessKey: ACCESS_KEY });
+  const management = createManagementHandler({ service: createManagementService(hub), hubName: HUB_NAME, accessKey: ACCESS_KEY });
   const server = createServer((req, res) => void serveManagement(req, res));
   server.on('upgrade', (req, socket, head) => {
     void handleWebPubSubUpgrade(endpoint, req, socket, head, { accessKey: ACCESS_KEY, hubName: HUB_NAME }).then((handled) => {

@@ -1,18 +1,34 @@
-import type { WebPubSubServiceClient } from '@azure/web-pubsub';
-import { TENANT_HEADER } from '../../../src/security/tenant-context.js';
 import { deviceGroup } from '../../../src/protocol/reading.js';
 import { canAccessDevice } from '../../../src/security/authorization.js';
 import type { JwtVerifier } from '../../../src/security/jwt-bearer.js';
+import type { Principal } from '../../../src/security/principal.js';
+import { currentTenant, runWithTenant, tenantHeaders } from '../../../src/security/tenant-context.js';
 import { authenticateUser } from './authenticate-user.js';
 import { noContent, problemResponse, type FunctionLog, type FunctionRequest, type FunctionResponse } from './function-http.js';
-import { parseSubscribeBody } from './subscribe-body.js';
+import { parseSubscribeBody, type SubscribeBody } from './subscribe-body.js';
 import { describeUpstreamFailure } from './upstream-failure.js';
 import { ownerGroup } from '../web-pubsub/client-url-issuer.js';
 
+/** Per-call options; the tenant travels as a header on outbound calls. */
+export interface MembershipCallOptions {
+  requestOptions?: { customHeaders?: Record<string, string> };
+}
+
+/**
+ * What subscribe needs of the real-time service. The official `WebPubSubServiceClient` fits (Azure
+ * Web PubSub, or the hub's management API over HTTP); inside the hub process the hub's management
+ * service is called directly. A call about an unknown connection rejects with `statusCode: 404`.
+ */
+export interface GroupMembershipService {
+  group(groupName: string): {
+    addConnection(connectionId: string, options?: MembershipCallOptions): Promise<void>;
+    listConnections(options?: MembershipCallOptions): AsyncIterable<{ connectionId: string }> | Promise<AsyncIterable<{ connectionId: string }>>;
+  };
+}
+
 export interface SubscribeDeps {
   readonly users: JwtVerifier;
-  /** The Web PubSub data-plane client (Azure Web PubSub, or the hub's compatible management API). */
-  readonly service: Pick<WebPubSubServiceClient, 'group'>;
+  readonly service: GroupMembershipService;
   readonly log: FunctionLog;
 }
 
@@ -33,9 +49,19 @@ export async function handleSubscribe(req: FunctionRequest, deps: SubscribeDeps)
   const body = parseSubscribeBody(req.body);
   if (!body.ok) return problemResponse(req, 'FUNC_BAD_BODY', body.detail);
 
-  const { principal } = auth;
-  const { connectionId, deviceId } = body.value;
-  const tenantId = body.value.tenantId ?? principal.tenantId;
+  // Everything below runs in the caller's tenant context, as an HTTP handler behind the host's
+  // authentication does; the tenant is read from there.
+  return runWithTenant(auth.principal.tenantId, () => subscribeInTenant(req, deps, auth.principal, body.value));
+}
+
+async function subscribeInTenant(
+  req: FunctionRequest,
+  deps: SubscribeDeps,
+  principal: Principal,
+  body: SubscribeBody,
+): Promise<FunctionResponse> {
+  const { connectionId, deviceId } = body;
+  const tenantId = body.tenantId ?? currentTenant()!;
   if (!canAccessDevice(principal, tenantId)) {
     return problemResponse(req, 'AUTH_FORBIDDEN', `You may subscribe to devices of tenant '${principal.tenantId}' only.`);
   }
@@ -43,7 +69,7 @@ export async function handleSubscribe(req: FunctionRequest, deps: SubscribeDeps)
   try {
     // The tenant travels with the outbound calls (header tenant_id), so the service side can
     // resolve it again and log it (spec: tenant context across hops).
-    const options = { requestOptions: { customHeaders: { [TENANT_HEADER]: tenantId } } };
+    const options = { requestOptions: { customHeaders: tenantHeaders() } };
     if (!(await isOwnConnection(deps.service, ownerGroup(principal.tenantId, principal.sub), connectionId, options))) return unknown();
     await deps.service.group(deviceGroup(tenantId, deviceId)).addConnection(connectionId, options);
   } catch (err) {
@@ -60,12 +86,7 @@ export async function handleSubscribe(req: FunctionRequest, deps: SubscribeDeps)
 }
 
 /** True when `connectionId` is one of the owner group's members: a connection negotiated for this user. */
-async function isOwnConnection(
-  service: Pick<WebPubSubServiceClient, 'group'>,
-  owner: string,
-  connectionId: string,
-  options: { requestOptions: { customHeaders: Record<string, string> } },
-): Promise<boolean> {
+async function isOwnConnection(service: GroupMembershipService, owner: string, connectionId: string, options: MembershipCallOptions): Promise<boolean> {
   for await (const member of await service.group(owner).listConnections(options)) {
     if (member.connectionId === connectionId) return true;
   }

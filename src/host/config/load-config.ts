@@ -1,9 +1,8 @@
-import { ENVIRONMENTS, LOG_LEVEL_PREFIX, SCHEMA, type EnvironmentName, type KeyDefinition } from './schema.js';
+import { LOG_LEVEL_PREFIX } from './host-keys.js';
+import { ENVIRONMENTS, type EnvironmentName, type KeyDefinition } from './key-definition.js';
 import { argsLayer, envLayer, fileLayer, type Entry, type Layer } from './sources.js';
 import { logLevel, type LogLevel } from './parsers.js';
-import type { AppConfig } from './app-config.js';
-import { toAppConfig } from './app-config.js';
-import { redactText } from './redact-secrets.js';
+import { REDACTED, redactText, secretFragments } from './redact-secrets.js';
 import { DEV_JWT_SECRET } from '../../security/dev-defaults.js';
 
 /** Start-up stops with this; each problem names its key. */
@@ -25,11 +24,29 @@ export interface ConfigInputs {
   contentRoot: string;
 }
 
+/** Every key's value, parsed and validated; what an area's typed configuration is built from. */
+export interface ResolvedConfig {
+  readonly environment: EnvironmentName;
+  /** Parsed values by canonical key; unset keys are absent. */
+  readonly values: ReadonlyMap<string, unknown>;
+  /** `Logging:LogLevel:<Category>` levels beyond Default. */
+  readonly categories: Readonly<Record<string, LogLevel>>;
+  /** Keys from files or the command line that no key definition reads (likely typos). */
+  readonly unknownKeys: readonly string[];
+  /** Configured secret values (and the secret parts of connection strings): scrubbed from every log line. */
+  readonly secrets: readonly string[];
+  /** Keys and their values for the start-up log; secrets redacted (connection strings keep their host). */
+  describe(): Record<string, unknown>;
+}
+
 /**
- * Resolves the configuration once: defaults < appsettings.json < appsettings.{Environment}.json
- * < environment variables < command line. Returns a frozen, typed object; throws ConfigError.
+ * Resolves the configuration once, for the keys the app composed from each area's list:
+ * defaults < appsettings.json < appsettings.{Environment}.json < environment variables < command
+ * line. Throws ConfigError naming every bad key.
  */
-export function loadConfig(inputs: ConfigInputs): AppConfig {
+export function resolveConfig(inputs: ConfigInputs, keys: readonly KeyDefinition[]): ResolvedConfig {
+  const duplicate = keys.find((d, i) => keys.findIndex((o) => o.key.toLowerCase() === d.key.toLowerCase()) !== i);
+  if (duplicate) throw new Error(`configuration key ${duplicate.key} is declared twice`);
   const problems: string[] = [];
   const cli = argsLayer(inputs.args);
   const envName = cli.environment ?? inputs.env.HUB_ENVIRONMENT ?? 'Production';
@@ -39,7 +56,7 @@ export function loadConfig(inputs: ConfigInputs): AppConfig {
   }
 
   const aliases = new Map<string, string>();
-  for (const def of SCHEMA) for (const a of def.envAliases ?? []) aliases.set(a, def.key);
+  for (const def of keys) for (const a of def.envAliases ?? []) aliases.set(a, def.key);
 
   const layers: Layer[] = [];
   for (const file of ['appsettings.json', `appsettings.${environment}.json`]) {
@@ -57,7 +74,7 @@ export function loadConfig(inputs: ConfigInputs): AppConfig {
   const values = new Map<string, unknown>();
   const ctx = { environment, get: (key: string) => values.get(key) };
   // Keys whose default or requirement depends on another key are resolved after it.
-  const ordered = [...SCHEMA].sort((a, b) => Number(dependsOnOthers(a)) - Number(dependsOnOthers(b)));
+  const ordered = [...keys].sort((a, b) => Number(a.dependent === true) - Number(b.dependent === true));
   for (const def of ordered) {
     const entry = merged.get(def.key.toLowerCase());
     if (entry !== undefined && String(entry.value).trim() !== '') {
@@ -86,9 +103,30 @@ export function loadConfig(inputs: ConfigInputs): AppConfig {
     }
   }
 
-  problems.push(...crossKeyProblems(environment, values));
+  problems.push(...secretProblems(environment, values, keys));
   if (problems.length > 0) throw new ConfigError(problems);
-  return toAppConfig(environment, values, categoryLevels, unknownKeys(merged));
+  return {
+    environment,
+    values,
+    categories: categoryLevels,
+    unknownKeys: unknownKeys(merged, keys),
+    secrets: keys
+      .filter((def) => def.secret && typeof values.get(def.key) === 'string')
+      .flatMap((def) => secretFragments(values.get(def.key) as string, isConnectionString(def.key))),
+    describe() {
+      const out: Record<string, unknown> = { environment };
+      for (const def of keys) {
+        if (!values.has(def.key)) continue;
+        const value = values.get(def.key);
+        out[def.key] = !def.secret ? value : isConnectionString(def.key) ? redactText(String(value)) : REDACTED;
+      }
+      return out;
+    },
+  };
+}
+
+function isConnectionString(key: string): boolean {
+  return key.startsWith('ConnectionStrings:');
 }
 
 /** Secrets that are public knowledge: fine on a developer's machine, never anywhere else. */
@@ -96,32 +134,24 @@ const WELL_KNOWN_SECRETS = new Set([DEV_JWT_SECRET]);
 /** HS256 keys shorter than the hash (32 bytes) are brute-forceable (RFC 7518 §3.2). */
 const MIN_SECRET_BYTES = 32;
 
-function crossKeyProblems(environment: EnvironmentName, values: ReadonlyMap<string, unknown>): string[] {
+/** Signing secrets (every secret but a connection string): never the public development one outside Development, never short. */
+function secretProblems(environment: EnvironmentName, values: ReadonlyMap<string, unknown>, keys: readonly KeyDefinition[]): string[] {
   const problems: string[] = [];
-  for (const def of SCHEMA) {
+  for (const def of keys) {
     const value = values.get(def.key);
-    if (!def.secret || typeof value !== 'string' || def.key.startsWith('ConnectionStrings:')) continue;
+    if (!def.secret || typeof value !== 'string' || isConnectionString(def.key)) continue;
     if (environment !== 'Development' && WELL_KNOWN_SECRETS.has(value)) {
       problems.push(`${def.key}: is the well-known development secret; set a secret of your own in ${environment}`);
     } else if (Buffer.byteLength(value) < MIN_SECRET_BYTES) {
       problems.push(`${def.key}: must be at least ${MIN_SECRET_BYTES} bytes`);
     }
   }
-  const headers = values.get('Http:HeadersTimeoutSeconds') as number | undefined;
-  const request = values.get('Http:RequestTimeoutSeconds') as number | undefined;
-  if (headers !== undefined && request !== undefined && headers > request) {
-    problems.push(`Http:HeadersTimeoutSeconds: must not exceed Http:RequestTimeoutSeconds (${request})`);
-  }
   return problems;
 }
 
-function dependsOnOthers(def: KeyDefinition): boolean {
-  return def.key === 'Auth:Jwt:Secret' || def.dependent === true;
-}
-
 /** Keys from files and the command line that no part of the hub reads: likely typos, worth a warning. */
-function unknownKeys(merged: Map<string, Entry>): string[] {
-  const known = new Set(SCHEMA.map((d) => d.key.toLowerCase()));
+function unknownKeys(merged: Map<string, Entry>, keys: readonly KeyDefinition[]): string[] {
+  const known = new Set(keys.map((d) => d.key.toLowerCase()));
   const out: string[] = [];
   for (const [k, e] of merged) {
     if (known.has(k) || k.startsWith(LOG_LEVEL_PREFIX) || e.source.startsWith('environment')) continue;

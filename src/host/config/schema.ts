@@ -3,66 +3,21 @@ import { hostname } from 'node:os';
 import { ID_PATTERN } from '../../protocol/reading.js';
 import { parseDeviceTenants } from '../../ingest/eventhubs/event-tenancy.js';
 import { DEV_DEVICE_KEY, DEV_JWT_AUDIENCE, DEV_JWT_ISSUER, DEV_JWT_SECRET } from '../../security/dev-defaults.js';
+import type { DefaultContext, KeyDefinition } from './key-definition.js';
 import * as p from './parsers.js';
 
-export const ENVIRONMENTS = ['Development', 'Staging', 'Production'] as const;
-export type EnvironmentName = (typeof ENVIRONMENTS)[number];
-
-/** What a default may depend on: the environment and the keys resolved before it. */
-export interface DefaultContext {
-  environment: EnvironmentName;
-  get(key: string): unknown;
-}
-
-export interface KeyDefinition {
-  /** Canonical spelling; matching is case-insensitive, as in .NET configuration. */
-  key: string;
-  parse: (raw: p.Raw) => unknown;
-  /** Undefined → the key is unset unless `required` says otherwise. */
-  default?: (ctx: DefaultContext) => unknown;
-  required?: (ctx: DefaultContext) => boolean;
-  /** Never logged, never echoed in errors. */
-  secret?: boolean;
-  /** Why `required` holds, appended to "is required in {Environment}". */
-  requiredWhen?: string;
-  /** Extra environment variable names, e.g. PORT. */
-  envAliases?: string[];
-  /** A rule across keys, run on the resolved value; returns the problem, or undefined when fine. */
-  check?: (value: unknown, ctx: DefaultContext) => string | undefined;
-  /** Resolved after the keys without it, so its default, requirement and check can read them. */
-  dependent?: boolean;
-}
+// The host's own keys are in host-keys.ts; these re-exports keep older imports working.
+export { ENVIRONMENTS, type DefaultContext, type EnvironmentName, type KeyDefinition } from './key-definition.js';
+export { LOG_LEVEL_PREFIX } from './host-keys.js';
 
 const dev = (ctx: DefaultContext) => ctx.environment === 'Development';
 const notDev = (ctx: DefaultContext) => !dev(ctx);
 
-/** Every configuration key the hub reads. Units are in the names or noted. */
-export const SCHEMA: readonly KeyDefinition[] = [
-  { key: 'Http:Port', parse: p.port, default: () => 8080, envAliases: ['PORT'] },
-  // Development binds loopback only: its sign-in hands out tokens to anyone who can reach it.
-  { key: 'Http:Host', parse: p.str(), default: (ctx) => (dev(ctx) ? '127.0.0.1' : '0.0.0.0') },
-  // The URL clients use (behind a TLS proxy: https://…); decides Secure cookies, HSTS and ws(s) negotiate URLs.
-  { key: 'Http:PublicBaseUrl', parse: p.url(['http', 'https']) },
-  // Comma separated IPs or CIDRs whose X-Forwarded-Proto/Host are believed; unset → forwarded headers are ignored.
-  { key: 'Http:TrustedProxies', parse: p.addressList },
-  // seconds: a request's headers must arrive within HeadersTimeout (slowloris), the whole request within RequestTimeout
-  { key: 'Http:HeadersTimeoutSeconds', parse: p.num(0.1, 600), default: () => 10 },
-  { key: 'Http:RequestTimeoutSeconds', parse: p.num(0.1, 3600), default: () => 60 },
-  // seconds an idle kept-alive connection stays open
-  { key: 'Http:KeepAliveTimeoutSeconds', parse: p.num(0.1, 600), default: () => 5 },
-  // open TCP connections (WebSockets included); beyond it new ones are closed at once
-  { key: 'Http:MaxConnections', parse: p.int(1, 10_000_000), default: () => 10_000 },
-  // seconds a client answered 413/431 may go on sending (read and dropped) before its connection is cut
-  { key: 'Http:CloseLingerSeconds', parse: p.num(0, 60), default: () => 5 },
-  // bytes of request line + headers (431 beyond)
-  { key: 'Http:MaxHeaderBytes', parse: p.int(1024, 1024 * 1024), default: () => 16 * 1024 },
-  // bytes; the largest request body any endpoint accepts (413 beyond it)
-  { key: 'Http:BodyLimitBytes', parse: p.int(1024, 64 * 1024 * 1024), default: () => 1024 * 1024 },
-  // WebSocket handshakes (Web PubSub and socket.io) per client address: this many per second, bursts up to the burst
-  { key: 'Http:WebSocketUpgradesPerIpPerSecond', parse: p.int(1, 100_000), default: () => 20 },
-  { key: 'Http:WebSocketUpgradeBurstPerIp', parse: p.int(1, 100_000), default: () => 40 },
-  // WebSocket/socket.io handshakes begun but not yet authenticated, over all clients (503 beyond)
-  { key: 'Http:MaxPendingUpgrades', parse: p.int(1, 1_000_000), default: () => 1000 },
+// ---- AREA KEYS: ingestion, hub, security, transports, simulator ------------------------------------
+// Still in one list; each area's keys move next to its code as `<AREA>_KEYS` (e.g. src/ingest/
+// ingestion-keys.ts) and src/app/app-config-keys.ts composes them with the host's. Units are in the
+// names or noted.
+export const AREA_KEYS: readonly KeyDefinition[] = [
   { key: 'ConnectionStrings:mqtt', parse: p.url(['mqtt', 'mqtts', 'tcp', 'ssl', 'ws', 'wss']), secret: true },
   { key: 'Ingestion:Mqtt:EmbeddedPort', parse: p.port, default: () => 1884 },
   { key: 'Ingestion:Mqtt:EmbeddedHost', parse: p.str(), default: () => '127.0.0.1' },
@@ -151,6 +106,7 @@ export const SCHEMA: readonly KeyDefinition[] = [
     key: 'Auth:Jwt:Secret',
     parse: p.str({ minLength: 32 }),
     secret: true,
+    dependent: true,
     default: (ctx) => (dev(ctx) ? DEV_JWT_SECRET : undefined),
     required: (ctx) => notDev(ctx) && ctx.get('Auth:Jwt:JwksUri') === undefined,
   },
@@ -161,10 +117,6 @@ export const SCHEMA: readonly KeyDefinition[] = [
   { key: 'Auth:Jwt:ClockSkewSeconds', parse: p.int(0, 600), default: () => 60 },
   // per device, readings per second reaching its group
   { key: 'Throttle:MaxPerSecondPerDevice', parse: p.num(0, 1000, { exclusiveMin: true }), default: () => 5 },
-  // seconds; then remaining work is abandoned
-  { key: 'Host:ShutdownTimeoutSeconds', parse: p.num(0, 3600), default: () => 30 },
-  // seconds a health check may take before it counts as Unhealthy
-  { key: 'Health:CheckTimeoutSeconds', parse: p.num(0, 300, { exclusiveMin: true }), default: () => 5 },
   { key: 'Simulator:Devices', parse: p.int(0, 100_000), default: (ctx) => (dev(ctx) ? 10 : 0) },
   { key: 'Simulator:Tenant', parse: p.str({ pattern: ID_PATTERN }), default: () => 'demo' },
   // readings per device per second
@@ -175,12 +127,9 @@ export const SCHEMA: readonly KeyDefinition[] = [
     parse: p.origins,
     default: (ctx) => (dev(ctx) ? ['http://localhost:5173', 'http://127.0.0.1:5173'] : []),
   },
-  { key: 'Logging:LogLevel:Default', parse: p.logLevel, default: () => 'info' },
 ];
+// ---- end of AREA KEYS ----------------------------------------------------------------------------
 
 function isLoopbackHost(host: string): boolean {
   return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
-
-/** `Logging:LogLevel:<Category>` keys beyond Default are open-ended. */
-export const LOG_LEVEL_PREFIX = 'logging:loglevel:';

@@ -1,4 +1,4 @@
-import type { IncomingMessage, Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { Socket as NetSocket, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
@@ -19,12 +19,15 @@ export interface HttpServerOptions {
   log: Logger;
   bodyLimitBytes: number;
   development: boolean;
-  /** Upgrade requests under these prefixes belong to another listener (socket.io's engine). */
-  foreignUpgradePrefixes?: readonly string[];
   /** Connection limits (`Http:*`); defaults as in the configuration table. */
   limits?: Partial<HttpLimits>;
   /** The public scheme and host (`Http:PublicBaseUrl`, `Http:TrustedProxies`); default: socket scheme + Host. */
   resolveOrigin?: OriginResolver;
+  /**
+   * Paths (prefixes ending in `/`) whose request bodies the endpoint reads from the raw request
+   * itself (socket.io's long-polling): Fastify leaves them unread, and `ctx.body` is undefined.
+   */
+  streamedBodyPrefixes?: readonly string[];
 }
 
 export interface HttpLimits {
@@ -134,7 +137,7 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
     const raw = request.raw;
     const trace = continueTrace(raw.headers.traceparent);
     const body = Buffer.isBuffer(request.body) ? request.body : undefined;
-    const ctx = new HttpContext(raw, { url: raw.url ?? '/', body, traceId: trace.traceId, log, resolveOrigin });
+    const ctx = new HttpContext(raw, { url: raw.url ?? '/', body, traceId: trace.traceId, log, resolveOrigin, rawResponse: reply.raw });
     await run(app, ctx, development, requestLog);
     if (ctx.response.hijacked) return reply.hijack();
     addSecurityHeaders(ctx.response.headers, ctx.isHttps);
@@ -147,11 +150,19 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
   // Methods outside METHODS (TRACE, PROPFIND …) reach Fastify's not-found handler: they too go
   // through the pipeline, which answers 405 with Allow (or 404) as problem+json.
   fastify.setNotFoundHandler(handler);
+  for (const prefix of options.streamedBodyPrefixes ?? []) {
+    // Content-type parsers are scoped to a plugin: this one leaves the body in the raw request.
+    void fastify.register(async (scope) => {
+      scope.removeAllContentTypeParsers();
+      scope.addContentTypeParser('*', (_req, _payload, done) => done(null, undefined));
+      scope.route({ method: METHODS, url: `${prefix}*`, handler });
+      // `ignoreTrailingSlash` matches `/socket.io/` (socket.io's own path) as `/socket.io`.
+      scope.route({ method: METHODS, url: prefix.replace(/\/$/, ''), handler });
+    });
+  }
 
-  const foreign = options.foreignUpgradePrefixes ?? [];
   const onUpgradeSocketError = (err: Error) => log.debug({ err }, 'upgrade socket error');
   fastify.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-    if (foreign.some((p) => (req.url ?? '').startsWith(p))) return;
     // A socket error during or after the upgrade must never reach the process as an unhandled event.
     // One listener for all sockets: a closure here would keep each connection's request context alive.
     socket.on('error', onUpgradeSocketError);
@@ -178,13 +189,21 @@ async function run(app: RequestDelegate, ctx: HttpContext, development: boolean,
       writeErrorProblem(ctx, error, development);
     }
   }
+  const res = ctx.rawResponse;
+  const handedOff = ctx.response.hijacked && ctx.upgrade === undefined && res !== undefined;
+  // A response handed to another handler (a long poll) has its status only once it is written.
+  if (handedOff && !res.writableFinished) res.once('close', () => logRequest(requestLog, ctx, res.headersSent ? res.statusCode : null));
+  else logRequest(requestLog, ctx, handedOff ? res!.statusCode : ctx.response.hijacked ? 101 : ctx.response.status);
+}
+
+function logRequest(requestLog: Logger, ctx: HttpContext, status: number | null): void {
   requestLog.info(
     {
       method: ctx.method,
       // The template, never the raw path (ids stay out of the log); null when no endpoint fitted.
       route: ctx.endpoint && !ctx.endpoint.metadata.builtIn ? ctx.endpoint.template.text : null,
       endpoint: ctx.endpoint?.displayName ?? null,
-      status: ctx.response.hijacked ? 101 : ctx.response.status,
+      status,
       durationMs: Math.round((performance.now() - ctx.startedAt) * 100) / 100,
       traceId: ctx.traceId,
     },
@@ -239,4 +258,4 @@ function rejectionFor(statusCode: number | undefined): ErrorDefinition {
   }
 }
 
-export type { Server };
+export type { Server, ServerResponse };

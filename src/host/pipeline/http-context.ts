@@ -1,4 +1,4 @@
-import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import type { Endpoint } from './endpoint.js';
@@ -65,6 +65,8 @@ export class HttpContext {
   readonly upgrade: UpgradeRequest | undefined;
   readonly #resolveOrigin: ((req: IncomingMessage) => string) | undefined;
   #origin: string | undefined;
+  /** The raw response, for an endpoint that hands the request to another HTTP handler (Results.handOff). */
+  readonly rawResponse: ServerResponse | undefined;
 
   constructor(
     readonly raw: IncomingMessage,
@@ -76,6 +78,7 @@ export class HttpContext {
       upgrade?: UpgradeRequest;
       /** The public scheme and host (Http:PublicBaseUrl, trusted X-Forwarded-*); default: socket scheme + Host. */
       resolveOrigin?: (req: IncomingMessage) => string;
+      rawResponse?: ServerResponse;
     },
   ) {
     this.method = (raw.method ?? 'GET').toUpperCase();
@@ -88,6 +91,7 @@ export class HttpContext {
     this.log = init.log;
     this.upgrade = init.upgrade;
     this.#resolveOrigin = init.resolveOrigin;
+    this.rawResponse = init.rawResponse;
   }
 
   /** `pathBase + path`: the path the client sent (used as a problem's `instance`). */

@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorDefinition } from '../errors.js';
 import { problem, problemFromError, PROBLEM_CONTENT_TYPE } from '../problem.js';
 import type { HttpContext } from './http-context.js';
@@ -63,6 +64,23 @@ export class HandledResult implements Result {
   }
 }
 
+/**
+ * Hands the raw request and response to another HTTP handler (socket.io's engine), with the headers
+ * the pipeline set so far (CORS) already on the response. Not for upgrades: there is no response.
+ */
+export class HandOffResult implements Result {
+  readonly status = 200;
+  constructor(private readonly handler: (req: IncomingMessage, res: ServerResponse) => void) {}
+
+  execute(ctx: HttpContext): void {
+    const res = ctx.rawResponse;
+    if (res === undefined) throw new Error('no raw response to hand off (an upgrade, or a request not from the server)');
+    for (const [name, value] of ctx.response.headers) res.setHeader(name, value);
+    ctx.response.hijacked = true;
+    this.handler(ctx.raw, res);
+  }
+}
+
 export const Results = {
   json: (value: unknown, status = 200, headers?: Record<string, string>) => new JsonResult(value, status, headers),
   ok: (value: unknown) => new JsonResult(value, 200),
@@ -74,6 +92,7 @@ export const Results = {
   problem: (definition: ErrorDefinition, detail?: string, extensions?: Record<string, unknown>, headers?: Record<string, string>) =>
     new ProblemResult(definition, detail ?? definition.title, extensions, headers),
   handled: () => new HandledResult(),
+  handOff: (handler: (req: IncomingMessage, res: ServerResponse) => void) => new HandOffResult(handler),
 };
 
 export function isResult(value: unknown): value is Result {

@@ -1,4 +1,4 @@
-import type { DataType } from '../../hub/types.js';
+import type { DataType } from '../wire-message.js';
 
 /**
  * Frames a client sends over the JSON or protobuf subprotocols (plain and reliable), after

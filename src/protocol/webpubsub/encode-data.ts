@@ -1,4 +1,4 @@
-import type { DataType } from '../../hub/types.js';
+import type { DataType } from '../wire-message.js';
 import { readingToJson, type Reading } from '../reading.js';
 
 /**

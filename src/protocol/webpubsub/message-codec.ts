@@ -1,4 +1,4 @@
-import type { MessageCodec, OutboundMessage } from '../../hub/types.js';
+import type { WireCodec, WireMessage } from '../wire-message.js';
 import { encodeData, toBuffer } from './encode-data.js';
 import { groupMessageFrame, serverMessageFrame } from './server-frame.js';
 
@@ -32,9 +32,9 @@ export class JsonFrame {
  * Hub messages as JSON subprotocol frames. Both subprotocols share it: the reliable one splices
  * its per-connection sequence id into the same bytes (JsonFrame.withSequenceId).
  */
-export const webPubSubJsonCodec: MessageCodec<JsonFrame> = {
+export const webPubSubJsonCodec: WireCodec<JsonFrame> = {
   id: 'webpubsub.json',
-  encode(message: OutboundMessage): JsonFrame {
+  encode(message: WireMessage): JsonFrame {
     return new JsonFrame(
       message.source.kind === 'group'
         ? groupMessageFrame(message.source.group, message.dataType, message.data)
@@ -50,9 +50,9 @@ export interface SimpleFrame {
 }
 
 /** Hub messages for simple WebSocket clients, as the service delivers them (no envelope). */
-export const webPubSubSimpleCodec: MessageCodec<SimpleFrame> = {
+export const webPubSubSimpleCodec: WireCodec<SimpleFrame> = {
   id: 'webpubsub.simple',
-  encode(message: OutboundMessage): SimpleFrame {
+  encode(message: WireMessage): SimpleFrame {
     switch (message.dataType) {
       case 'binary':
       case 'protobuf':

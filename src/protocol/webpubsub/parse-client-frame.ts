@@ -1,4 +1,4 @@
-import type { DataType } from '../../hub/types.js';
+import type { DataType } from '../wire-message.js';
 import { jsonTextTooDeep, MAX_JSON_DEPTH } from '../json-depth.js';
 import type { ClientFrame, FrameError, ParseResult } from './client-frame.js';
 

@@ -1,5 +1,5 @@
 import type { IConversionOptions } from 'protobufjs';
-import type { DataType } from '../../hub/types.js';
+import type { DataType } from '../wire-message.js';
 import type { ClientFrame, FrameError, ParseResult } from './client-frame.js';
 import { groupName } from './parse-client-frame.js';
 import { AnyMessage, UpstreamMessage } from './protobuf-schema.js';

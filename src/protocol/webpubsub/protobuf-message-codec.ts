@@ -1,5 +1,5 @@
 import protobuf from 'protobufjs';
-import type { DataType, MessageCodec, OutboundMessage } from '../../hub/types.js';
+import type { DataType, WireCodec, WireMessage } from '../wire-message.js';
 import { jsonText, toBuffer } from './encode-data.js';
 import { AnyMessage, DataMessage, DownstreamMessage } from './protobuf-schema.js';
 
@@ -55,9 +55,9 @@ export class ProtobufFrame {
  * does: text and json → text_data (json as its serialized text), binary → binary_data,
  * protobuf → protobuf_data. Both protobuf subprotocols share it.
  */
-export const webPubSubProtobufCodec: MessageCodec<ProtobufFrame> = {
+export const webPubSubProtobufCodec: WireCodec<ProtobufFrame> = {
   id: 'webpubsub.protobuf',
-  encode(message: OutboundMessage): ProtobufFrame {
+  encode(message: WireMessage): ProtobufFrame {
     const source = message.source;
     const body = DataMessage.encode({
       from: source.kind,

@@ -19,9 +19,12 @@ export function cors(policy: CorsPolicy): Middleware {
       apply(ctx, allowed ?? { Vary: 'Origin' });
       return;
     }
+    const headers = policy.actual(origin);
+    // Before next, for an endpoint that hands the raw response on (socket.io's polling); after it
+    // again, because the exception handler clears headers before re-executing.
+    apply(ctx, headers);
     await next();
-    // After next: the exception handler clears headers before re-executing, so set them last.
-    if (!ctx.response.hijacked) apply(ctx, policy.actual(origin));
+    if (!ctx.response.hijacked) apply(ctx, headers);
   };
 }
 

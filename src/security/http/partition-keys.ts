@@ -26,3 +26,11 @@ export function byTenant(ctx: HttpContext): string {
   const principal = principalOf(ctx);
   return principal ? `tenant:${principal.tenantId}` : byClientIp(ctx);
 }
+
+/**
+ * The access key a management call is signed with. The hub has one (`Hub:AccessKey`), so every
+ * management caller shares its partition: a limit per key is a limit on the management API.
+ */
+export function byAccessKey(_ctx: HttpContext): string {
+  return 'access-key:primary';
+}

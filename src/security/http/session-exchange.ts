@@ -69,7 +69,7 @@ export function mapSessionExchange(routes: EndpointGroup, options: SessionExchan
     const cookie = serializeSessionCookie({ ...user, scheme: 'cookie' }, cookieSecret, { maxAgeSeconds, secure: isHttps(http), now: at });
     http.log.info({ sub: user.sub, tenantId: user.tenantId, maxAgeSeconds }, 'session created');
     return Results.noContent({ 'set-cookie': cookie, ...NO_STORE });
-  }, { metadata: { allowAnonymous: true, rateLimit: RateLimitPolicies.signin } });
+  }, { metadata: { allowAnonymous: true, rateLimit: RateLimitPolicies.session } });
 
   routes.delete(SESSION_PATH, ({ http }) => Results.noContent({ 'set-cookie': clearSessionCookie(isHttps(http)), ...NO_STORE }), {
     metadata: { allowAnonymous: true },

@@ -1,4 +1,6 @@
-import type { IncomingMessage, Server as HttpServer } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { Server as Engine } from 'engine.io';
 import type { Logger } from 'pino';
 import { securityHeaders } from '../../host/http/security-headers.js';
 import { Server, type Socket } from 'socket.io';
@@ -9,8 +11,6 @@ import { jsonValueTooDeep, MAX_JSON_DEPTH } from '../../protocol/json-depth.js';
 import { deviceGroup, isValidId, toWireReading } from '../../protocol/reading.js';
 import type { Principal } from '../../security/principal.js';
 import { scheduleExpiry } from '../../security/schedule-expiry.js';
-import type { UpgradeGuard } from '../upgrade-guard.js';
-import { guardEngineHandshakes } from './guard-engine-handshakes.js';
 import { SocketIoConnection } from './socketio-connection.js';
 import { TELEMETRY_NAMESPACE } from './socketio-codec.js';
 
@@ -20,13 +20,6 @@ export interface SocketIoTransportOptions {
   /** Verifies a user token; the same verifier guards HTTP endpoints. */
   authenticate(token: string): Promise<{ ok: true; principal: Principal } | { ok: false; reason: string }>;
   log: Logger;
-  /** Origins allowed for cross-origin polling; same-origin needs none. */
-  allowedOrigins: readonly string[];
-  /**
-   * Admits each new session's handshake (per-address rate, pending cap); its slot is held until
-   * the session joins the telemetry namespace or closes. Default: none.
-   */
-  guard?: UpgradeGuard;
   /** Times token expiry; default the system clock. */
   clock?: Clock;
 }
@@ -52,57 +45,58 @@ const UNAUTHORIZED = 'unauthorized';
 /**
  * The socket.io hub endpoint (contract "Hub — socket.io"): path `/socket.io`, namespace
  * `/telemetry`, `subscribe`/`unsubscribe` with acks, `reading` events.
+ *
+ * It listens on nothing: the host pipeline routes `/socket.io/…` requests and upgrades (CORS,
+ * authentication, rate limits, the request log) and hands them to `handleRequest` / `handleUpgrade`.
  */
 export class SocketIoTransport {
   readonly #options: SocketIoTransportOptions;
-  #io: Server | undefined;
+  readonly #engine: Engine;
+  /** Pending slots of handshakes not yet in the telemetry namespace: they hold memory unauthenticated. */
+  readonly #pendingByRequest = new WeakMap<IncomingMessage, () => void>();
+  readonly #pendingBySession = new WeakMap<object, () => void>();
 
   constructor(options: SocketIoTransportOptions) {
     this.#options = options;
+    // CORS is the pipeline's; the engine adds no headers of its own.
+    this.#engine = new Engine({ maxHttpBufferSize: 64 * 1024 });
+    const io = new Server({
+      path: '/socket.io',
+      serveClient: false,
+      maxHttpBufferSize: 64 * 1024,
+      // Namespaces created to refuse a client (see #listen) go again with their last socket.
+      cleanupEmptyChildNamespaces: true,
+    });
+    io.bind(this.#engine);
+    this.#listen(io);
   }
 
-  attach(server: HttpServer): void {
-    const { hub, log } = this.#options;
-    let io!: Server;
-    const attach = () => {
-      io = new Server(server, {
-        path: '/socket.io',
-        serveClient: false,
-        // Other upgrade paths (the Web PubSub endpoint) belong to the host pipeline.
-        destroyUpgrade: false,
-        cors: this.#options.allowedOrigins.length ? { origin: [...this.#options.allowedOrigins], credentials: true } : undefined,
-        maxHttpBufferSize: 64 * 1024,
-        // Namespaces created to refuse a client (see below) go again with their last socket.
-        cleanupEmptyChildNamespaces: true,
-      });
-    };
-    /** Pending slots of sessions not yet in the telemetry namespace: they hold memory unauthenticated. */
-    const pendingByRequest = new WeakMap<IncomingMessage, () => void>();
-    const pendingBySession = new WeakMap<object, () => void>();
-    const guard = this.#options.guard;
-    if (guard) {
-      guardEngineHandshakes(server, '/socket.io/', guard, attach, (req, release, exchange) => {
-        pendingByRequest.set(req, release);
-        // A handshake the engine refused never becomes a session: its slot ends with the exchange.
-        exchange.once('close', () => {
-          if (pendingByRequest.get(req) === release) {
-            pendingByRequest.delete(req);
-            release();
-          }
-        });
-      });
-      io.engine.on('connection', (session: { request: IncomingMessage; once(event: 'close', fn: () => void): void }) => {
-        const release = pendingByRequest.get(session.request);
-        if (release === undefined) return;
-        pendingByRequest.delete(session.request);
-        pendingBySession.set(session, release);
-        session.once('close', release);
-      });
-    } else {
-      attach();
-    }
-    this.#io = io;
+  /**
+   * An engine.io HTTP request (long-polling handshake, poll or post), its body still unread.
+   * `release` frees a new session's pending-handshake slot once it joins the namespace or ends.
+   */
+  handleRequest(req: IncomingMessage, res: ServerResponse, release?: () => void): void {
+    if (release) this.#holdPending(req, res, release);
+    this.#engine.handleRequest(req, res);
+  }
 
+  /** A WebSocket upgrade (a new session, or a polling session upgrading); `release` as for handleRequest. */
+  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, release?: () => void): void {
+    if (release) this.#holdPending(req, socket, release);
+    this.#engine.handleUpgrade(req, socket, head);
+  }
+
+  #holdPending(req: IncomingMessage, exchange: ServerResponse | Duplex, release: () => void): void {
+    this.#pendingByRequest.set(req, release);
+    exchange.once('close', () => {
+      if (this.#pendingByRequest.get(req) !== release) return;
+      this.#pendingByRequest.delete(req);
+      release();
+    });
+  }
+
+  #listen(io: Server): void {
+    const { hub, log } = this.#options;
     // Only the telemetry namespace is served: the default one, and any other a client names, is
     // refused the same way whatever the credentials.
     const refuseNamespace = (socket: Socket, next: (err?: Error) => void) => {
@@ -112,10 +106,19 @@ export class SocketIoTransport {
     io.of('/').use(refuseNamespace);
     io.of((_name, _auth, next) => next(null, true)).use(refuseNamespace);
 
-    // engine.io answers its own HTTP requests (long polling, handshakes), outside the host pipeline.
+    // engine.io writes its own HTTP answers (long polling, handshakes) on the handed-off response.
     // HSTS is left to the pipeline's responses: browsers apply it to the whole host.
-    io.engine.on('headers', (headers: Record<string, string>) => {
+    this.#engine.on('headers', (headers: Record<string, string>) => {
       for (const [name, value] of securityHeaders(false)) headers[name] ??= value;
+    });
+    // A handshake holds its pending slot (Http:MaxPendingUpgrades) until its session joins the
+    // telemetry namespace or closes; one the engine refused never becomes a session.
+    this.#engine.on('connection', (session: { request: IncomingMessage; once(event: 'close', fn: () => void): void }) => {
+      const release = this.#pendingByRequest.get(session.request);
+      if (release === undefined) return;
+      this.#pendingByRequest.delete(session.request);
+      this.#pendingBySession.set(session, release);
+      session.once('close', release);
     });
     const nsp = io.of(TELEMETRY_NAMESPACE);
     nsp.use((socket, next) => {
@@ -142,7 +145,7 @@ export class SocketIoTransport {
       );
     });
     nsp.on('connection', (socket) => {
-      pendingBySession.get(socket.conn)?.();
+      this.#pendingBySession.get(socket.conn)?.();
       const principal = socket.data.principal as Principal;
       const connection = new SocketIoConnection(socket, principal.sub, principal.tenantId, (slow) => {
         log.warn({ connectionId: slow.id }, 'socket.io client too slow; disconnecting');
@@ -185,7 +188,7 @@ export class SocketIoTransport {
    * the host, which is closing it already.
    */
   close(): void {
-    this.#io?.engine.close();
+    this.#engine.close();
   }
 
   #subscribe(connection: SocketIoConnection, principal: Principal, payload: unknown, ack: unknown): void {

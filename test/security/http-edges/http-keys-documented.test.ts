@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SCHEMA } from '../../../src/host/config/schema.js';
+import { APP_CONFIG_KEYS as SCHEMA } from '../../../src/app/app-config-keys.js';
 
 // Issue 12: every HTTP cap is a configuration key, in the README's configuration table with its default.
 

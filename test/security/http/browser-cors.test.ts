@@ -1,19 +1,12 @@
 // Spec "CORS preflight" 1–4 in a real headless Chromium: a page on one origin calls the API on another
 // with Authorization and a JSON body (a non-simple request, so the browser preflights it).
-import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM, launchChromium, skipBrowserTests } from '../../web-client/support/browser.js';
 import { tokenFor, securedApp } from './secured-app.js';
 import { serve, type Served } from './serve.js';
-
-const CHROMIUM = '/usr/bin/chromium';
-const available = existsSync(CHROMIUM);
-const required = process.env.CI === 'true';
-if (!available && !required) {
-  console.warn(`browser CORS tests skipped: ${CHROMIUM} not found (apt-get update && apt-get install -y chromium); CI=true makes this a failure`);
-}
 
 const PAGE = `<!doctype html><html><head><meta charset="utf-8"><title>cors page</title>
 <script>
@@ -37,7 +30,7 @@ interface Api {
   preflights: number;
 }
 
-describe.skipIf(!available && !required)(`browser CORS (headless ${CHROMIUM})`, () => {
+describe.skipIf(skipBrowserTests)(`browser CORS (headless ${CHROMIUM})`, () => {
   let pageServer: Server;
   let pageOrigin: string;
   let browser: Browser;
@@ -63,14 +56,10 @@ describe.skipIf(!available && !required)(`browser CORS (headless ${CHROMIUM})`, 
   }
 
   beforeAll(async () => {
-    if (!available) throw new Error(`${CHROMIUM} is missing; install it with: apt-get update && apt-get install -y chromium`);
     pageServer = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(PAGE));
     await new Promise<void>((resolve) => pageServer.listen(0, '127.0.0.1', resolve));
     pageOrigin = `http://127.0.0.1:${(pageServer.address() as AddressInfo).port}`;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    });
+    browser = await launchChromium();
     page = await browser.newPage();
     await page.goto(`${pageOrigin}/`);
   }, 60_000);

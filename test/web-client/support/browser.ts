@@ -6,13 +6,23 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const hasChromium = existsSync(CHROMIUM);
-/** Skip only off CI: on CI the suite runs and `launchChromium` fails with the reason. */
-export const skipBrowserTests = !hasChromium && process.env.CI !== 'true';
-if (skipBrowserTests) console.warn(`real-hub browser tests skipped: no Chromium at ${CHROMIUM} (set CHROMIUM_PATH)`);
 
-export async function launchChromium(): Promise<Browser> {
-  if (!hasChromium) throw new Error(`no Chromium at ${CHROMIUM}: install Debian's chromium or set CHROMIUM_PATH`);
-  return chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+/** Skip only off CI: on CI the suite runs and `launchChromium` fails with the reason. */
+export function shouldSkipBrowserTests(env: NodeJS.ProcessEnv, chromiumExists: boolean): boolean {
+  return !chromiumExists && env.CI !== 'true';
+}
+
+export const skipBrowserTests = shouldSkipBrowserTests(process.env, hasChromium);
+if (skipBrowserTests) console.warn(`browser tests skipped: no Chromium at ${CHROMIUM} (set CHROMIUM_PATH; under CI=true this fails instead)`);
+
+/** Starts the browser, or throws saying why (missing, or present but unable to start): never a skip. */
+export async function launchChromium(executablePath = CHROMIUM): Promise<Browser> {
+  if (!existsSync(executablePath)) throw new Error(`no Chromium at ${executablePath}: install Debian's chromium or set CHROMIUM_PATH`);
+  try {
+    return await chromium.launch({ executablePath, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'], timeout: 30_000 });
+  } catch (err) {
+    throw new Error(`Chromium at ${executablePath} could not start: ${(err as Error).message.split('\n')[0]}`, { cause: err });
+  }
 }
 
 /** Where screenshots go: test-results/web-client/ (kept for a human to look at, overwritten each run). */

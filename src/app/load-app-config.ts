@@ -1,0 +1,8 @@
+import { toAppConfig, type AppConfig } from '../host/config/app-config.js';
+import { resolveConfig, type ConfigInputs } from '../host/config/load-config.js';
+import { APP_CONFIG_KEYS } from './app-config-keys.js';
+
+/** The app's configuration: the host's loader over the composed key list, typed and frozen. Throws ConfigError. */
+export function loadConfig(inputs: ConfigInputs): AppConfig {
+  return toAppConfig(resolveConfig(inputs, APP_CONFIG_KEYS));
+}

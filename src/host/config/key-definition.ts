@@ -1,0 +1,30 @@
+import type * as p from './parsers.js';
+
+export const ENVIRONMENTS = ['Development', 'Staging', 'Production'] as const;
+export type EnvironmentName = (typeof ENVIRONMENTS)[number];
+
+/** What a default may depend on: the environment and the keys resolved before it. */
+export interface DefaultContext {
+  environment: EnvironmentName;
+  get(key: string): unknown;
+}
+
+/** One configuration key. Each area declares its keys as a list of these; the app composes the lists. */
+export interface KeyDefinition {
+  /** Canonical spelling; matching is case-insensitive, as in .NET configuration. */
+  key: string;
+  parse: (raw: p.Raw) => unknown;
+  /** Undefined → the key is unset unless `required` says otherwise. */
+  default?: (ctx: DefaultContext) => unknown;
+  required?: (ctx: DefaultContext) => boolean;
+  /** Never logged, never echoed in errors. */
+  secret?: boolean;
+  /** Why `required` holds, appended to "is required in {Environment}". */
+  requiredWhen?: string;
+  /** Extra environment variable names, e.g. PORT. */
+  envAliases?: string[];
+  /** A rule across keys, run on the resolved value; returns the problem, or undefined when fine. */
+  check?: (value: unknown, ctx: DefaultContext) => string | undefined;
+  /** Resolved after the keys without it, so its default, requirement and check may read them (`ctx.get`). */
+  dependent?: boolean;
+}
