@@ -50,7 +50,8 @@ describe('serverless flow: negotiate → connect → POST /api/subscribe → rea
     const lines = hub.running.logs.length;
     const res = await subscribe(hub.url, await userToken('t7'), { connectionId: c.connectionId, deviceId: 'hop' });
     expect(res.status).toBe(204);
-    expect(hub.running.app.telemetry.hub.groupsOf(c.connectionId)).toEqual(['device:t7:hop']);
+    // Its owner group (joined on connect, see negotiate) and the device group, nothing else.
+    expect(hub.running.app.telemetry.hub.groupsOf(c.connectionId)).toEqual(['owner:t7:user-t7', 'device:t7:hop']);
     expect(hub.managementTenants).toEqual([]);
     const requests = hub.running.logs.slice(lines).filter((l) => l['msg'] === 'request');
     expect(requests.map((l) => l['route'])).toEqual(['/api/subscribe']);
