@@ -45,13 +45,13 @@ describe.skipIf(skipBrowserTests)('dashboard in a browser', () => {
     await page.fill('input[type=search]', '');
     await page.focus('li[data-id="sim-003"] button');
     await page.keyboard.press('Enter');
-    await expect.poll(() => page.evaluate(() => window.__hub!.followed())).toEqual(['sim-003']);
+    await expect.poll(() => page.evaluate(() => window.__hub!.followed()), { timeout: 5000 }).toEqual(['sim-003']);
     expect(await page.getAttribute('li[data-id="sim-003"] button', 'aria-pressed')).toBe('true');
     await page.waitForSelector('.chart-card .uplot');
     const first = await page.textContent('.chart-card .latest dd');
     await expect.poll(() => page.textContent('.chart-card .latest dd'), { timeout: 5000 }).not.toBe(first);
     await page.keyboard.press('Space');
-    await expect.poll(() => page.evaluate(() => window.__hub!.followed())).toEqual([]);
+    await expect.poll(() => page.evaluate(() => window.__hub!.followed()), { timeout: 5000 }).toEqual([]);
     await page.keyboard.press('Space');
     await page.reload();
     await page.waitForFunction(() => window.__hub?.followed().includes('sim-003'));
