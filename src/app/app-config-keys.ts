@@ -1,9 +1,22 @@
+import { BACKPLANE_KEYS } from '../backplane/backplane-keys.js';
 import { HOST_KEYS } from '../host/config/host-keys.js';
 import type { KeyDefinition } from '../host/config/key-definition.js';
-import { AREA_KEYS } from '../host/config/schema.js';
+import { HUB_KEYS } from '../hub/hub-keys.js';
+import { INGESTION_KEYS } from '../ingest/ingestion-keys.js';
+import { SECURITY_KEYS } from '../security/security-keys.js';
+import { SIMULATOR_KEYS } from '../simulator/simulator-keys.js';
 
 /**
- * Every key the app reads: the host's own, then each area's. Validated once by the host's loader
- * (a key declared twice stops start-up) and frozen in AppConfig.
+ * Every key the app reads: the host's own, then each area's, declared next to its code. Validated
+ * once by the host's loader (a key declared twice stops start-up) and frozen in AppConfig. A key
+ * whose default, requirement or check reads another key comes after it in this list or is
+ * `dependent` (resolved after every key that is not).
  */
-export const APP_CONFIG_KEYS: readonly KeyDefinition[] = [...HOST_KEYS, ...AREA_KEYS];
+export const APP_CONFIG_KEYS: readonly KeyDefinition[] = [
+  ...HOST_KEYS,
+  ...INGESTION_KEYS,
+  ...BACKPLANE_KEYS,
+  ...HUB_KEYS,
+  ...SECURITY_KEYS,
+  ...SIMULATOR_KEYS,
+];

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { AppConfig } from '../host/config/app-config.js';
+import type { AppConfig } from './app-config.js';
 import { systemClock, type Clock } from '../host/clock.js';
 import { HealthChecks } from '../host/health/health-checks.js';
 import { mapHealthEndpoints } from '../host/health/health-endpoints.js';

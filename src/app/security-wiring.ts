@@ -1,5 +1,5 @@
 import type { Clock } from '../host/clock.js';
-import type { AppConfig } from '../host/config/app-config.js';
+import type { AppConfig } from './app-config.js';
 import type { WebApplication } from '../host/pipeline/web-application.js';
 import { createCorsPolicy } from '../security/cors-policy.js';
 import { authentication } from '../security/http/authentication.js';

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../host/clock.js';
-import type { AppConfig } from '../host/config/app-config.js';
+import type { AppConfig } from './app-config.js';
 import type { HostedService } from '../host/lifecycle/hosted-service.js';
 import type { ApplicationLifetime } from '../host/lifecycle/application-lifetime.js';
 import { categoryLogger } from '../host/logging.js';

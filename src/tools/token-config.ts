@@ -1,4 +1,4 @@
-import type { AppConfig } from '../host/config/app-config.js';
+import type { AppConfig } from '../app/app-config.js';
 import { loadConfig } from '../app/load-app-config.js';
 
 /** The settings the token CLI signs with: user tokens (`Auth:Jwt:*`) and device tokens (`Ingestion:Mqtt:DeviceKey`). */

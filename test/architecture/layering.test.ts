@@ -1,7 +1,8 @@
-import { readFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { APP_CONFIG_KEYS } from '../../src/app/app-config-keys.js';
 import { packageOf, reachableFiles, specifiersOf, tsFilesUnder } from './imports.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -15,6 +16,37 @@ describe('layering', () => {
       }
     }
     expect(offending).toEqual([]);
+  });
+
+  it('src/host imports nothing from the areas built on it (ingestion, hub, security, transports, the app, …)', () => {
+    const host = join(root, 'src/host');
+    const areas = readdirSync(join(root, 'src'))
+      .map((name) => join(root, 'src', name))
+      .filter((dir) => dir !== host && statSync(dir).isDirectory());
+    expect(areas.map((dir) => relative(root, dir))).toEqual(
+      expect.arrayContaining(['src/app', 'src/backplane', 'src/hub', 'src/ingest', 'src/security', 'src/simulator', 'src/transport']),
+    );
+    const offending: string[] = [];
+    for (const file of tsFilesUnder(host)) {
+      for (const spec of specifiersOf(file)) {
+        const target = resolve(dirname(file), spec);
+        if (areas.some((dir) => target.startsWith(dir + sep))) offending.push(`${relative(root, file)} → ${spec}`);
+      }
+    }
+    expect(offending).toEqual([]);
+  });
+
+  it("every key in the app's configuration is declared exactly once, in one area's list", () => {
+    const names = APP_CONFIG_KEYS.map((d) => d.key.toLowerCase());
+    expect(names.filter((n, i) => names.indexOf(n) !== i)).toEqual([]);
+    // Declared in source exactly once: no area keeps a copy of another's definition.
+    const sources = tsFilesUnder(join(root, 'src')).map((file) => ({ file, text: readFileSync(file, 'utf8') }));
+    const counts = APP_CONFIG_KEYS.map(({ key }) => {
+      const declaration = new RegExp(`\\bkey:\\s*['"]${key.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}['"]`, 'gi');
+      const where = sources.flatMap(({ file, text }) => (text.match(declaration) ?? []).map(() => relative(root, file)));
+      return { key, where };
+    });
+    expect(counts.filter((c) => c.where.length !== 1)).toEqual([]);
   });
 
   it('functions/ declares every package its code, the shared files it compiles, and its tests import', () => {

@@ -37,4 +37,21 @@ describe('configuration keys composed per area', () => {
     expect(new Set(names).size).toBe(names.length);
     for (const k of HOST_KEYS) expect(names).toContain(k.key.toLowerCase());
   });
+
+  it("in the app's list every key a default, requirement or check reads is resolved before it", () => {
+    // resolveConfig's order: the keys without `dependent` first, then the dependent ones, each in list order.
+    const order = [...APP_CONFIG_KEYS].sort((a, b) => Number(a.dependent === true) - Number(b.dependent === true)).map((d) => d.key);
+    const late = new Set<string>();
+    let reads = 0;
+    for (const def of APP_CONFIG_KEYS) {
+      const code = [def.default, def.required, def.check].map((f) => (f ? String(f) : '')).join('\n');
+      for (const [, read] of code.matchAll(/\.get\(\s*['"]([^'"]+)['"]\s*\)/g)) {
+        reads += 1;
+        const at = order.indexOf(read!);
+        if (at < 0 || at >= order.indexOf(def.key)) late.add(`${def.key} reads ${read}`);
+      }
+    }
+    expect([...late]).toEqual([]);
+    expect(reads).toBeGreaterThan(5);
+  });
 });

@@ -1,7 +1,5 @@
-import type { DefaultContext, KeyDefinition } from './key-definition.js';
+import { isDevelopment as dev, type KeyDefinition } from './key-definition.js';
 import * as p from './parsers.js';
-
-const dev = (ctx: DefaultContext) => ctx.environment === 'Development';
 
 /** The host's own configuration keys (HTTP server, lifecycle, health, logging). Units are in the names. */
 export const HOST_KEYS: readonly KeyDefinition[] = [

@@ -9,6 +9,10 @@ export interface DefaultContext {
   get(key: string): unknown;
 }
 
+/** For defaults and requirements that differ in Development; shared by every area's key list. */
+export const isDevelopment = (ctx: DefaultContext): boolean => ctx.environment === 'Development';
+export const notDevelopment = (ctx: DefaultContext): boolean => !isDevelopment(ctx);
+
 /** One configuration key. Each area declares its keys as a list of these; the app composes the lists. */
 export interface KeyDefinition {
   /** Canonical spelling; matching is case-insensitive, as in .NET configuration. */

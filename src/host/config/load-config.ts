@@ -3,7 +3,6 @@ import { ENVIRONMENTS, type EnvironmentName, type KeyDefinition } from './key-de
 import { argsLayer, envLayer, fileLayer, type Entry, type Layer } from './sources.js';
 import { logLevel, type LogLevel } from './parsers.js';
 import { REDACTED, redactText, secretFragments } from './redact-secrets.js';
-import { DEV_JWT_SECRET } from '../../security/dev-defaults.js';
 
 /** Start-up stops with this; each problem names its key. */
 export class ConfigError extends Error {
@@ -39,12 +38,20 @@ export interface ResolvedConfig {
   describe(): Record<string, unknown>;
 }
 
+export interface ResolveOptions {
+  /**
+   * Secret values that are public knowledge (an area's development defaults): fine on a developer's
+   * machine, refused for every signing secret in any other environment.
+   */
+  wellKnownSecrets?: readonly string[];
+}
+
 /**
  * Resolves the configuration once, for the keys the app composed from each area's list:
  * defaults < appsettings.json < appsettings.{Environment}.json < environment variables < command
  * line. Throws ConfigError naming every bad key.
  */
-export function resolveConfig(inputs: ConfigInputs, keys: readonly KeyDefinition[]): ResolvedConfig {
+export function resolveConfig(inputs: ConfigInputs, keys: readonly KeyDefinition[], options: ResolveOptions = {}): ResolvedConfig {
   const duplicate = keys.find((d, i) => keys.findIndex((o) => o.key.toLowerCase() === d.key.toLowerCase()) !== i);
   if (duplicate) throw new Error(`configuration key ${duplicate.key} is declared twice`);
   const problems: string[] = [];
@@ -103,7 +110,7 @@ export function resolveConfig(inputs: ConfigInputs, keys: readonly KeyDefinition
     }
   }
 
-  problems.push(...secretProblems(environment, values, keys));
+  problems.push(...secretProblems(environment, values, keys, new Set(options.wellKnownSecrets ?? [])));
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     environment,
@@ -129,18 +136,21 @@ function isConnectionString(key: string): boolean {
   return key.startsWith('ConnectionStrings:');
 }
 
-/** Secrets that are public knowledge: fine on a developer's machine, never anywhere else. */
-const WELL_KNOWN_SECRETS = new Set([DEV_JWT_SECRET]);
 /** HS256 keys shorter than the hash (32 bytes) are brute-forceable (RFC 7518 §3.2). */
 const MIN_SECRET_BYTES = 32;
 
 /** Signing secrets (every secret but a connection string): never the public development one outside Development, never short. */
-function secretProblems(environment: EnvironmentName, values: ReadonlyMap<string, unknown>, keys: readonly KeyDefinition[]): string[] {
+function secretProblems(
+  environment: EnvironmentName,
+  values: ReadonlyMap<string, unknown>,
+  keys: readonly KeyDefinition[],
+  wellKnown: ReadonlySet<string>,
+): string[] {
   const problems: string[] = [];
   for (const def of keys) {
     const value = values.get(def.key);
     if (!def.secret || typeof value !== 'string' || isConnectionString(def.key)) continue;
-    if (environment !== 'Development' && WELL_KNOWN_SECRETS.has(value)) {
+    if (environment !== 'Development' && wellKnown.has(value)) {
       problems.push(`${def.key}: is the well-known development secret; set a secret of your own in ${environment}`);
     } else if (Buffer.byteLength(value) < MIN_SECRET_BYTES) {
       problems.push(`${def.key}: must be at least ${MIN_SECRET_BYTES} bytes`);

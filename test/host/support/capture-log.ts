@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import type { Logger } from 'pino';
-import type { AppConfig } from '../../../src/host/config/app-config.js';
+import type { AppConfig } from '../../../src/app/app-config.js';
 import { createRootLogger } from '../../../src/host/logging.js';
 
 export type LogLine = Record<string, unknown> & { msg?: string; level: number };

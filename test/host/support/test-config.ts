@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AppConfig } from '../../../src/host/config/app-config.js';
+import type { AppConfig } from '../../../src/app/app-config.js';
 import { loadConfig } from '../../../src/app/load-app-config.js';
 
 /** A directory holding the given appsettings files (name → JSON value or raw text). */

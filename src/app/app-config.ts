@@ -1,11 +1,10 @@
-import type { EventTenancy } from '../../ingest/eventhubs/event-tenancy.js';
-import { toHostConfig, type HostConfig } from './host-config.js';
-import type { ResolvedConfig } from './load-config.js';
+import { toHostConfig, type HostConfig } from '../host/config/host-config.js';
+import type { ResolvedConfig } from '../host/config/load-config.js';
+import type { EventTenancy } from '../ingest/eventhubs/event-tenancy.js';
 
 /**
- * The resolved configuration of the whole app, frozen. Passed down; nothing below main reads the
- * environment. The host reads only its HostConfig part. (The app's type: it belongs in src/app/
- * with the area keys, and moves there with them.)
+ * The resolved configuration of the whole app (APP_CONFIG_KEYS), frozen. Passed down; nothing below
+ * main reads the environment. The host reads only its HostConfig part.
  */
 export interface AppConfig extends HostConfig {
   readonly mqtt: {

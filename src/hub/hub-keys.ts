@@ -1,0 +1,26 @@
+import { randomBytes } from 'node:crypto';
+import { isDevelopment as dev, notDevelopment as notDev, type KeyDefinition } from '../host/config/key-definition.js';
+import * as p from '../host/config/parsers.js';
+
+/** The hub's configuration keys: its name and access key, and its limits. Units are in the names or noted. */
+export const HUB_KEYS: readonly KeyDefinition[] = [
+  // devices remembered over all tenants (last value, seq); a new device beyond it is refused
+  { key: 'Hub:MaxDevices', parse: p.int(1, 10_000_000), default: () => 100_000 },
+  // devices remembered per tenant; a tenant's new device beyond it is refused (known ones keep their seq)
+  { key: 'Hub:MaxDevicesPerTenant', parse: p.int(1, 10_000_000), default: () => 10_000 },
+  // groups one connection may be in; a join/subscribe beyond it is refused (HUB_ERR_HUB_LIMIT)
+  { key: 'Hub:MaxGroupsPerConnection', parse: p.int(1, 1_000_000), default: () => 1000 },
+  // live connections (socket.io and Web PubSub together) per user, and per tenant
+  { key: 'Hub:MaxConnectionsPerUser', parse: p.int(1, 1_000_000), default: () => 100 },
+  { key: 'Hub:MaxConnectionsPerTenant', parse: p.int(1, 10_000_000), default: () => 10_000 },
+  // bytes; the largest message data a management send or a client sendToGroup/event may carry
+  { key: 'Hub:MaxMessageBytes', parse: p.int(1024, 64 * 1024 * 1024), default: () => 1024 * 1024 },
+  { key: 'Hub:Name', parse: p.str({ pattern: /^[A-Za-z][A-Za-z0-9_]{0,127}$/ }), default: () => 'telemetry' },
+  {
+    key: 'Hub:AccessKey',
+    parse: p.str({ minLength: 32 }),
+    secret: true,
+    default: (ctx) => (dev(ctx) ? randomBytes(32).toString('base64url') : undefined),
+    required: notDev,
+  },
+];

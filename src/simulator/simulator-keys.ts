@@ -1,0 +1,11 @@
+import { isDevelopment as dev, type KeyDefinition } from '../host/config/key-definition.js';
+import * as p from '../host/config/parsers.js';
+import { ID_PATTERN } from '../protocol/reading.js';
+
+/** The built-in device simulator's configuration keys. */
+export const SIMULATOR_KEYS: readonly KeyDefinition[] = [
+  { key: 'Simulator:Devices', parse: p.int(0, 100_000), default: (ctx) => (dev(ctx) ? 10 : 0) },
+  { key: 'Simulator:Tenant', parse: p.str({ pattern: ID_PATTERN }), default: () => 'demo' },
+  // readings per device per second
+  { key: 'Simulator:Rate', parse: p.num(0, 1000, { exclusiveMin: true }), default: () => 1 },
+];
