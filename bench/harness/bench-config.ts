@@ -1,4 +1,4 @@
-import { DEV_JWT_AUDIENCE, DEV_JWT_ISSUER, DEV_JWT_SECRET } from '../../src/security/dev-defaults.js';
+import { DEV_JWT_AUDIENCE, DEV_JWT_ISSUER } from '../../src/security/dev-defaults.js';
 
 /** Bench-only credentials and names, shared by the hub process and the subscribers. */
 export const BENCH = {
@@ -9,7 +9,8 @@ export const BENCH = {
   deviceKey: 'bench-only-device-key-0123456789abcdef',
   /** Every bench device connects from 127.0.0.1 with a connection of its own. */
   maxConnectionsPerIp: 100_000,
-  jwt: { secret: DEV_JWT_SECRET, issuer: DEV_JWT_ISSUER, audience: DEV_JWT_AUDIENCE },
+  // The hub under test runs in Production, which refuses the public development secret.
+  jwt: { secret: 'bench-only-jwt-secret-0123456789abcdef', issuer: DEV_JWT_ISSUER, audience: DEV_JWT_AUDIENCE },
   mosquittoUrl: 'mqtt://127.0.0.1:1883',
   mosquittoPort: 1883,
 } as const;

@@ -35,8 +35,6 @@ const config = loadConfig({
     `--Ingestion:Mqtt:ClientId=${args.clientId}`,
     `--Throttle:MaxPerSecondPerDevice=${args.throttlePerSecond}`,
     '--Simulator:Devices=0',
-    // Thousands of clients connect from this one address.
-    '--RateLimit:UpgradesPerMinutePerIp=10000000',
     `--Hub:Name=${BENCH.hubName}`,
     `--Hub:AccessKey=${BENCH.accessKey}`,
     `--Auth:Jwt:Secret=${BENCH.jwt.secret}`,
