@@ -38,3 +38,26 @@ export interface FrameError {
 }
 
 export type ParseResult = { ok: true; frame: ClientFrame } | { ok: false; error: FrameError };
+
+// Result builders shared by the JSON and protobuf frame parsers.
+
+export function ackField(ackId: number | undefined): { ackId?: number } {
+  return ackId === undefined ? {} : { ackId };
+}
+
+export function ok(frame: ClientFrame): ParseResult {
+  return { ok: true, frame };
+}
+
+export function fail(error: FrameError): { ok: false; error: FrameError } {
+  return { ok: false, error };
+}
+
+export function invalid(type: string, ackId: number | undefined, field: string, expected: string): { ok: false; error: FrameError } {
+  return fail({
+    code: 'invalid-field',
+    type,
+    message: `"${field}" must be ${expected}.`,
+    ...(ackId === undefined ? {} : { ackId }),
+  });
+}

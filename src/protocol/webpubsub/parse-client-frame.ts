@@ -1,6 +1,6 @@
 import type { DataType } from '../wire-message.js';
 import { jsonTextTooDeep, MAX_JSON_DEPTH } from '../json-depth.js';
-import type { ClientFrame, FrameError, ParseResult } from './client-frame.js';
+import { ackField, fail, invalid, ok, type ClientFrame, type FrameError, type ParseResult } from './client-frame.js';
 
 /** The service's limit on group names (REST API: 1–1024 characters, not only whitespace). */
 export const MAX_GROUP_NAME_LENGTH = 1024;
@@ -112,25 +112,4 @@ export function groupName(value: unknown): string | undefined {
 
 function isUint(value: unknown): value is number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
-}
-
-function ackField(ackId: number | undefined): { ackId?: number } {
-  return ackId === undefined ? {} : { ackId };
-}
-
-function ok(frame: ClientFrame): ParseResult {
-  return { ok: true, frame };
-}
-
-function fail(error: FrameError): { ok: false; error: FrameError } {
-  return { ok: false, error };
-}
-
-function invalid(type: string, ackId: number | undefined, field: string, expected: string): { ok: false; error: FrameError } {
-  return fail({
-    code: 'invalid-field',
-    type,
-    message: `"${field}" must be ${expected}.`,
-    ...(ackId === undefined ? {} : { ackId }),
-  });
 }

@@ -1,6 +1,6 @@
 import type { IConversionOptions } from 'protobufjs';
 import type { DataType } from '../wire-message.js';
-import type { ClientFrame, FrameError, ParseResult } from './client-frame.js';
+import { ackField, fail, invalid, ok, type ClientFrame, type FrameError, type ParseResult } from './client-frame.js';
 import { groupName } from './parse-client-frame.js';
 import { AnyMessage, UpstreamMessage } from './protobuf-schema.js';
 
@@ -132,25 +132,4 @@ function safeInteger(decimal: string): number | undefined {
 function toBuffer(bytes: Uint8Array | undefined): Buffer {
   if (bytes === undefined) return Buffer.alloc(0);
   return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-}
-
-function ackField(ackId: number | undefined): { ackId?: number } {
-  return ackId === undefined ? {} : { ackId };
-}
-
-function ok(frame: ClientFrame): ParseResult {
-  return { ok: true, frame };
-}
-
-function fail(error: FrameError): { ok: false; error: FrameError } {
-  return { ok: false, error };
-}
-
-function invalid(type: string, ackId: number | undefined, field: string, expected: string): { ok: false; error: FrameError } {
-  return fail({
-    code: 'invalid-field',
-    type,
-    message: `"${field}" must be ${expected}.`,
-    ...(ackId === undefined ? {} : { ackId }),
-  });
 }
