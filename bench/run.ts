@@ -6,12 +6,13 @@ import { renderMarkdown, renderText, type Table } from './harness/table.js';
 import { runFanoutCase, type Broker, type FanoutCase } from './scenarios/fanout.js';
 import { runHttp } from './scenarios/http.js';
 import { runIdleMemory, type MemoryResult } from './scenarios/idle-memory.js';
+import { inProcessTable, runInProcess } from './scenarios/in-process.js';
 import { runIngestion } from './scenarios/ingestion.js';
 import { fanoutTable, goalsTable, httpTable, ingestTable, memoryTable } from './report.js';
 import { TARGETS, type Target } from './scenarios/targets.js';
 
 /**
- * `npm run bench [-- --quick] [--only=fanout,memory,http,ingest] [--targets=hub-wps,ws-frame]
+ * `npm run bench [-- --quick] [--only=fanout,memory,http,ingest,inprocess] [--targets=hub-wps,ws-frame]
  * [--sizes=1000] [--brokers=mosquitto] [--fixed-only]`: every scenario in one run on one machine, the hub side by side with its
  * anchors, printed as tables of ratios. `--quick` is the CI smoke run: tiny N, short windows,
  * the same code paths and table shape; it asserts no timing and exits 1 only when a scenario
@@ -20,7 +21,7 @@ import { TARGETS, type Target } from './scenarios/targets.js';
 const argv = process.argv.slice(2);
 const flag = (name: string) => argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
 const opts = benchOptions(argv.includes('--quick'));
-const only = new Set((flag('only') ?? 'fanout,memory,http,ingest').split(','));
+const only = new Set((flag('only') ?? 'fanout,memory,http,ingest,inprocess').split(','));
 const onlyTargets = flag('targets')?.split(',');
 const onlyBrokers = flag('brokers')?.split(',');
 if (flag('sizes')) opts.fanoutSizes = flag('sizes')!.split(',').map(Number);
@@ -94,6 +95,8 @@ if (only.has('ingest')) {
   failures += ingest.filter((r) => r.error).length;
   show(ingestTable(opts, ingest));
 }
+
+if (only.has('inprocess')) show(inProcessTable(await runInProcess(opts.quick)));
 
 show(goalsTable(opts, { fanout, memory, http, ingest }));
 console.log(`\ntotal ${((Date.now() - started) / 1000).toFixed(0)} s${failures ? `; ${failures} scenario(s) could not run` : ''}`);
