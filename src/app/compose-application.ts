@@ -92,7 +92,10 @@ export function composeApplication(config: AppConfig, log: Logger, extend?: (app
     health.add({
       name: 'redis',
       tags: ['ready'],
-      check: async () => ((await backplane.ping()) ? { status: 'Healthy' } : { status: 'Unhealthy', description: 'redis did not answer' }),
+      check: async () => {
+        const problem = await backplane.healthy();
+        return problem === undefined ? { status: 'Healthy' } : { status: 'Unhealthy', description: problem };
+      },
     });
   }
   const upgrades = new UpgradeGuard({
