@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { readingMessage } from '../../src/hub/outbound-message.js';
 import { waitFor } from '../eventhubs/wait-for.js';
 import { connectTelemetry, eventually, startApp, userToken, type RunningApp } from '../support/app-harness.js';
-import { privateRedis, requireRedisServer, type PrivateRedis } from '../support/private-redis.js';
+import { privateRedis, redisUrl, requireCommand, type PrivateServer } from '../support/private-server.js';
 
 /** Reconnects back off to one attempt per 5 s (bounded-redis-options): recovery within that and some. */
 const RECOVERY_MS = 15_000;
@@ -23,8 +23,8 @@ async function ready(app: RunningApp): Promise<{ status: number; checks: Check[]
 const redisCheck = (checks: Check[]) => checks.find((c) => c.name === 'redis');
 
 describe('issue 14: a Redis that is down or lost is survived, never amplified', () => {
-  const available = requireRedisServer();
-  let redis: PrivateRedis | undefined;
+  const available = requireCommand('redis-server', 'needed to stop and restart a private Redis');
+  let redis: PrivateServer | undefined;
   const apps: RunningApp[] = [];
   const sockets: Socket[] = [];
 
@@ -56,7 +56,7 @@ describe('issue 14: a Redis that is down or lost is survived, never amplified', 
   it('Redis down at start: the hub starts live and unready naming redis, then serves across instances once Redis is up, without a restart', async ({ skip }) => {
     if (!available) return skip();
     redis = await privateRedis();
-    const [a, b] = await twoInstances(redis.url);
+    const [a, b] = await twoInstances(redisUrl(redis));
 
     expect((await fetch(`${a.url}/health/live`)).status).toBe(200);
     const before = await ready(a);
@@ -77,7 +77,7 @@ describe('issue 14: a Redis that is down or lost is survived, never amplified', 
     if (!available) return skip();
     redis = await privateRedis();
     await redis.start();
-    const [a, b] = await twoInstances(redis.url);
+    const [a, b] = await twoInstances(redisUrl(redis));
     for (const app of [a, b]) await waitFor('ready 200', async () => (await ready(app)).status === 200, RECOVERY_MS);
     const onA = await subscriber(a, 'd2');
     const onB = await subscriber(b, 'd2');

@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { CheckpointStoreService } from '../../src/ingest/eventhubs/checkpoint-store-service.js';
-import { privateRedis, requireRedisServer, type PrivateRedis } from '../support/private-redis.js';
+import { privateRedis, redisUrl, requireCommand, type PrivateServer } from '../support/private-server.js';
 import { waitFor } from './wait-for.js';
 
 describe('Event Hubs checkpoints in a Redis that is down at start', () => {
-  const available = requireRedisServer();
-  let redis: PrivateRedis | undefined;
+  const available = requireCommand('redis-server', 'needed to stop and restart a private Redis');
+  let redis: PrivateServer | undefined;
   let service: CheckpointStoreService | undefined;
 
   afterEach(async () => {
@@ -16,7 +16,7 @@ describe('Event Hubs checkpoints in a Redis that is down at start', () => {
   it('start succeeds, store calls fail at once while Redis is down, and succeed once it is up', async ({ skip }) => {
     if (!available) return skip();
     redis = await privateRedis();
-    service = new CheckpointStoreService(redis.url);
+    service = new CheckpointStoreService(redisUrl(redis));
     await service.start();
     const store = service.store;
     const t0 = Date.now();
