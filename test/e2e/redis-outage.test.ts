@@ -2,6 +2,7 @@ import type { Socket } from 'socket.io-client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readingMessage } from '../../src/hub/outbound-message.js';
 import { waitFor } from '../eventhubs/wait-for.js';
+import { startChildHub } from '../support/child-hub.js';
 import { connectTelemetry, eventually, startApp, userToken, type RunningApp } from '../support/app-harness.js';
 import { privateRedis, redisUrl, requireCommand, type PrivateServer } from '../support/private-server.js';
 
@@ -71,6 +72,22 @@ describe('issue 14: a Redis that is down or lost is survived, never amplified', 
     a.app.telemetry.hub.sendToGroup('device:t:d1', readingMessage(reading('d1', 1)));
     await eventually(() => got.length === 1, 3000, 'the reading sent on A at the client on B');
     expect(got[0]).toEqual(reading('d1', 1));
+  }, 40_000);
+
+  it('the built hub as a process, Redis down at start: it keeps running (no exit 1), unready until Redis is up, and logs its instance id', async ({ skip }) => {
+    if (!available) return skip();
+    redis = await privateRedis();
+    const hub = await startChildHub(['--environment=Development', '--Http:Port=0', '--Ingestion:Mqtt:EmbeddedPort=0', `--ConnectionStrings:redis=${redisUrl(redis)}`, '--Hub:InstanceId=proc-1']);
+    try {
+      expect((await fetch(`${hub.url}/health/live`)).status).toBe(200);
+      expect((await fetch(`${hub.url}/health/ready`)).status).toBe(503);
+      await redis.start();
+      await waitFor('ready 200 once Redis is up', async () => (await fetch(`${hub.url}/health/ready`)).status === 200, RECOVERY_MS);
+      expect(hub.child.exitCode).toBeNull();
+      await waitFor('the ready line with the instance id', () => /telemetry hub ready/.test(hub.output()) && /proc-1/.test(hub.output()), 5000);
+    } finally {
+      expect(await hub.stop()).toBe(0);
+    }
   }, 40_000);
 
   it('Redis lost while running: both unready, local delivery continues, cross-instance delivery resumes when Redis returns', async ({ skip }) => {
