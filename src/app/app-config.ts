@@ -35,6 +35,8 @@ export interface AppConfig extends HostConfig {
   readonly redisUrl: string | undefined;
   readonly hub: {
     readonly name: string;
+    /** Names this process in the cluster; unique per process unless set. */
+    readonly instanceId: string;
     readonly accessKey: string;
     readonly maxDevices: number;
     readonly maxDevicesPerTenant: number;
@@ -91,6 +93,7 @@ export function toAppConfig(resolved: ResolvedConfig): AppConfig {
     redisUrl: v('ConnectionStrings:redis'),
     hub: {
       name: v('Hub:Name'),
+      instanceId: v('Hub:InstanceId'),
       accessKey: v('Hub:AccessKey'),
       maxDevices: v('Hub:MaxDevices'),
       maxDevicesPerTenant: v('Hub:MaxDevicesPerTenant'),

@@ -92,7 +92,10 @@ export function composeApplication(config: AppConfig, log: Logger, extend?: (app
     health.add({
       name: 'redis',
       tags: ['ready'],
-      check: async () => ((await backplane.ping()) ? { status: 'Healthy' } : { status: 'Unhealthy', description: 'redis did not answer' }),
+      check: async () => {
+        const problem = await backplane.healthy();
+        return problem === undefined ? { status: 'Healthy' } : { status: 'Unhealthy', description: problem };
+      },
     });
   }
   const upgrades = new UpgradeGuard({
@@ -128,7 +131,7 @@ export function composeApplication(config: AppConfig, log: Logger, extend?: (app
     // spelled as the name people type; Development listens on 127.0.0.1).
     const base = server.url!.replace('//127.0.0.1:', '//localhost:');
     log.info(
-      { dashboard: `${base}/`, mqtt: config.mqtt.url !== undefined ? redactText(config.mqtt.url) : telemetry.broker?.url.replace('127.0.0.1', 'localhost'), health: `${base}/health/ready` },
+      { instanceId: config.hub.instanceId, dashboard: `${base}/`, mqtt: config.mqtt.url !== undefined ? redactText(config.mqtt.url) : telemetry.broker?.url.replace('127.0.0.1', 'localhost'), health: `${base}/health/ready` },
       'telemetry hub ready',
     );
   });

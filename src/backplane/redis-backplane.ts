@@ -9,8 +9,9 @@ import { boundedRedisOptions } from './bounded-redis-options.js';
 
 /**
  * Scale-out over Redis pub/sub: each node publishes what its hub sends to a channel per hub name
- * and delivers what the other nodes published. Also a hosted service: start fails when Redis
- * cannot be reached, so a misconfigured instance never serves half a hub.
+ * and delivers what the other nodes published. Also a hosted service whose start does not wait for
+ * Redis: an unreachable Redis leaves the instance serving its own clients and unready (`healthy()`),
+ * and the clients keep reconnecting, so cross-instance delivery starts or resumes by itself.
  */
 export class RedisBackplane implements Backplane, HostedService {
   readonly name = 'redis-backplane';
@@ -22,6 +23,10 @@ export class RedisBackplane implements Backplane, HostedService {
   /** Failures repeat per publish and per reconnect while Redis is away: a few lines, not one each. */
   readonly #faults: LogThrottle;
   readonly #handlers: ((envelope: BackplaneEnvelope) => void)[] = [];
+  /** Redis acknowledged the channel subscription on the subscriber's current connection. */
+  #subscribed = false;
+  #subscribing: Promise<void> | undefined;
+  #closing = false;
 
   constructor(options: { url: string; hubName: string; log: Logger }) {
     this.#pub = new Redis(options.url, boundedRedisOptions());
@@ -33,19 +38,26 @@ export class RedisBackplane implements Backplane, HostedService {
       client.on('error', (err: Error) => this.#faults.warn({ err: { message: err.message } }, 'redis error'));
     }
     this.#sub.on('message', (_channel: string, text: string) => this.#receive(text));
+    // Every (re)connection subscribes: the first one may come long after start, and a subscription
+    // repeated after ioredis' own resubscribe is harmless.
+    this.#sub.on('ready', () => this.#subscribe());
+    this.#sub.on('close', () => {
+      if (this.#subscribed && !this.#closing) this.#log.warn({ channel: this.#channel }, 'redis backplane unsubscribed: connection lost');
+      this.#subscribed = false;
+    });
   }
 
+  /**
+   * Waits for the first attempt only: subscribed when Redis is there, else a warning and ioredis'
+   * reconnect loop retries (the readiness check says unready meanwhile). Never fails.
+   */
   async start(): Promise<void> {
     try {
       await Promise.all([this.#pub.connect(), this.#sub.connect()]);
-      await this.#sub.subscribe(this.#channel);
+      await this.#subscribing;
     } catch (err) {
-      // A failed start is not stopped by the host: stop ioredis' reconnect loop here.
-      this.#pub.disconnect();
-      this.#sub.disconnect();
-      throw err;
+      this.#log.warn({ err: { message: (err as Error).message }, channel: this.#channel }, 'redis not reachable at start; serving locally and retrying');
     }
-    this.#log.info({ channel: this.#channel }, 'redis backplane subscribed');
   }
 
   async stop(): Promise<void> {
@@ -68,13 +80,30 @@ export class RedisBackplane implements Backplane, HostedService {
     this.#handlers.push(handler);
   }
 
-  /** For the readiness check: Redis answers within the check's timeout. */
-  async ping(): Promise<boolean> {
-    return (await this.#pub.ping()) === 'PONG';
+  /** For the readiness check: undefined when subscribed and Redis answers, else what is wrong. */
+  async healthy(): Promise<string | undefined> {
+    if (!this.#subscribed) return `redis backplane not subscribed (connection ${this.#sub.status})`;
+    if (this.#pub.status !== 'ready') return `redis not connected (${this.#pub.status})`;
+    try {
+      return (await this.#pub.ping()) === 'PONG' ? undefined : 'redis did not answer';
+    } catch (err) {
+      return `redis did not answer: ${(err as Error).message}`;
+    }
   }
 
   async close(): Promise<void> {
+    this.#closing = true;
     await Promise.allSettled([closeClient(this.#sub), closeClient(this.#pub)]);
+  }
+
+  #subscribe(): void {
+    this.#subscribing = this.#sub.subscribe(this.#channel).then(
+      () => {
+        this.#subscribed = this.#sub.status === 'ready';
+        this.#log.info({ channel: this.#channel }, 'redis backplane subscribed');
+      },
+      (err: Error) => this.#faults.warn({ err: { message: err.message } }, 'redis backplane subscribe failed'),
+    );
   }
 
   #receive(text: string): void {

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import { isDevelopment as dev, notDevelopment as notDev, type KeyDefinition } from '../host/config/key-definition.js';
 import * as p from '../host/config/parsers.js';
 
@@ -16,6 +17,14 @@ export const HUB_KEYS: readonly KeyDefinition[] = [
   // bytes; the largest message data a management send or a client sendToGroup/event may carry
   { key: 'Hub:MaxMessageBytes', parse: p.int(1024, 64 * 1024 * 1024), default: () => 1024 * 1024 },
   { key: 'Hub:Name', parse: p.str({ pattern: /^[A-Za-z][A-Za-z0-9_]{0,127}$/ }), default: () => 'telemetry' },
+  // Names this process in the cluster (logged at start; the default MQTT client id derives from it).
+  // Unique per process by default, so instances on one machine never collide; set it stable per
+  // instance (e.g. a StatefulSet pod name) for a persistent MQTT session across that instance's restarts.
+  {
+    key: 'Hub:InstanceId',
+    parse: p.str({ pattern: /^[A-Za-z0-9][A-Za-z0-9_.-]{0,49}$/ }),
+    default: () => `${hostname().replace(/[^A-Za-z0-9_.-]/g, '').replace(/^[^A-Za-z0-9]+/, '').slice(0, 40) || 'hub'}-${randomBytes(4).toString('hex')}`,
+  },
   {
     key: 'Hub:AccessKey',
     parse: p.str({ minLength: 32 }),

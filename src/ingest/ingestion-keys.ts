@@ -1,4 +1,3 @@
-import { hostname } from 'node:os';
 import { isDevelopment as dev, notDevelopment as notDev, type KeyDefinition } from '../host/config/key-definition.js';
 import * as p from '../host/config/parsers.js';
 import { ID_PATTERN } from '../protocol/reading.js';
@@ -44,11 +43,13 @@ export const INGESTION_KEYS: readonly KeyDefinition[] = [
   { key: 'Ingestion:Mqtt:Qos', parse: p.int(0, 1), default: () => 1 },
   // 5 carries traceparent as a user property; 4 (3.1.1) for older brokers. The embedded broker is always 4.
   { key: 'Ingestion:Mqtt:ProtocolVersion', parse: p.int(4, 5), default: () => 5 },
-  // Stable per machine, so a QoS 1 session survives restarts, and distinct across instances.
+  // Derived from Hub:InstanceId: distinct across instances (a shared id makes the broker hand the
+  // session back and forth), and stable across restarts when the instance id is set.
   {
     key: 'Ingestion:Mqtt:ClientId',
     parse: p.str({ pattern: /^[A-Za-z0-9_.-]{1,64}$/ }),
-    default: () => `telemetry-hub-${hostname().replace(/[^A-Za-z0-9_.-]/g, '').slice(0, 40) || 'local'}`,
+    dependent: true,
+    default: (ctx) => `telemetry-hub-${String(ctx.get('Hub:InstanceId'))}`,
   },
   { key: 'ConnectionStrings:eventhubs', parse: p.str(), secret: true },
   { key: 'Ingestion:EventHubs:Name', parse: p.str() },

@@ -55,7 +55,8 @@ describe('issue 12 item 4: a black-holed Redis cannot eat memory or flood the lo
       for (const s of hole.sockets) s.destroy();
       await new Promise((resolve) => hole.server.close(resolve));
     };
-    // Start never succeeds against a Redis that never answers; the hub keeps publishing meanwhile.
+    // Start gives up its first attempt against a Redis that never answers (the hub starts, unready);
+    // the hub keeps publishing meanwhile.
     const started = backplane.start().then(
       () => 'started',
       () => 'failed',
@@ -78,7 +79,8 @@ describe('issue 12 item 4: a black-holed Redis cannot eat memory or flood the lo
     expect(elapsed).toBeLessThan(20_000);
     // One line per state change or per interval, never one per dropped publish.
     expect(lines.length).toBeLessThan(20);
-    expect(await started).toBe('failed');
+    expect(await started).toBe('started');
+    expect(await backplane.healthy()).toMatch(/redis/);
   }, 30_000);
 
   it('the readiness ping against a Redis that never answers fails within the check instead of hanging', async () => {
@@ -92,7 +94,7 @@ describe('issue 12 item 4: a black-holed Redis cannot eat memory or flood the lo
       await new Promise((resolve) => hole.server.close(resolve));
     };
     const t0 = Date.now();
-    await expect(backplane.ping()).rejects.toThrow();
+    expect(await backplane.healthy()).toMatch(/redis/);
     expect(Date.now() - t0).toBeLessThan(10_000);
   }, 20_000);
 });

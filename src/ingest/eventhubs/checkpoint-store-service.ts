@@ -7,8 +7,10 @@ import { RedisCheckpointStore } from './redis-checkpoint-store.js';
 
 /**
  * The checkpoint store the Event Hubs source shares with the other instances: Redis when
- * configured (owning its client: start fails when Redis is unreachable), else memory (a single
- * instance that starts from the earliest event after each restart).
+ * configured (owning its client), else memory (a single instance that starts from the earliest
+ * event after each restart). An unreachable Redis does not stop start-up: the client keeps
+ * reconnecting, and until it is back every store call fails at once, so the processor claims no
+ * partition and reads nothing it could not checkpoint; the readiness check names redis meanwhile.
  */
 export class CheckpointStoreService implements HostedService {
   readonly name = 'eventhubs-checkpoints';
@@ -21,14 +23,9 @@ export class CheckpointStoreService implements HostedService {
     this.store = this.#redis ? new RedisCheckpointStore(this.#redis) : new MemoryCheckpointStore();
   }
 
+  /** Waits for the first attempt only; a failed one is retried by ioredis' reconnect loop. */
   async start(): Promise<void> {
-    if (!this.#redis) return;
-    try {
-      await this.#redis.connect();
-    } catch (err) {
-      this.#redis.disconnect();
-      throw err;
-    }
+    await this.#redis?.connect().catch(() => undefined);
   }
 
   async stop(): Promise<void> {

@@ -60,7 +60,7 @@ export class MqttSource implements IngestionSource {
       client.options.reconnectPeriod = backoff.next();
       // mqtt.js leaves Nagle on; readings are small and latency matters (Nagle costs 20–40 ms).
       (client.stream as { setNoDelay?: (on: boolean) => void }).setNoDelay?.(true);
-      log.info({ url: redactUrl(url), sessionPresent: connack.sessionPresent }, 'mqtt connected');
+      log.info({ url: redactUrl(url), clientId, sessionPresent: connack.sessionPresent }, 'mqtt connected');
       client.subscribe(TELEMETRY_SUBSCRIPTION, { qos }, (err) => {
         if (err) log.error({ err }, 'mqtt subscribe failed');
         else this.#subscribed = client.connected;
