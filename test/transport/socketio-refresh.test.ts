@@ -1,4 +1,4 @@
-import type { Socket } from 'socket.io-client';
+import { io, type Socket } from 'socket.io-client';
 import { decodeJwt } from 'jose';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { signUserToken } from '../../src/security/jwt-bearer.js';
@@ -72,6 +72,35 @@ describe('socket.io refresh', () => {
     expect(session.socket.id).toBe(id);
     expect(reconnected).toBe(false);
     expect(hub.app.telemetry.hub.membersOf('device:t1:kept')).toEqual([expect.objectContaining({ userId: 'alice' })]);
+  });
+
+  it('a refresh sent before the previous one is answered is refused; the first still applies', async () => {
+    clock.setWallTime(Date.now());
+    // Long polling sends the packets waiting for a request in one request, so both reach the hub before the first is verified.
+    socket = io(`${hub.url}/telemetry`, {
+      auth: { token: await userToken('t1', { sub: 'alice', expiresInSeconds: 60 }) },
+      transports: ['polling'],
+      upgrade: false,
+      reconnection: false,
+    });
+    await new Promise<void>((resolve, reject) => {
+      socket!.once('connect', resolve);
+      socket!.once('connect_error', reject);
+    });
+    const first = await userToken('t1', { sub: 'alice', expiresInSeconds: 600 });
+    const second = await userToken('t1', { sub: 'alice', expiresInSeconds: 900 });
+    // The first packet leaves at once in its own request; the two refreshes wait for it and go together.
+    const [, ...acks] = (await Promise.all([
+      socket.emitWithAck('subscribe', { deviceId: 'first-out' }),
+      socket.emitWithAck('refresh', { token: first }),
+      socket.emitWithAck('refresh', { token: second }),
+    ])) as RefreshAck[];
+    expect(acks).toEqual([
+      { ok: true, exp: decodeJwt(first).exp },
+      { ok: false, error: { code: 'HUB_ERR_HUB_LIMIT', message: expect.any(String) } },
+    ]);
+    // Once answered, the next refresh is taken.
+    expect(await socket.emitWithAck('refresh', { token: second })).toEqual({ ok: true, exp: decodeJwt(second).exp });
   });
 
   const refused: [string, () => Promise<unknown>, string][] = [
