@@ -1,7 +1,7 @@
 import { io, type Socket } from 'socket.io-client';
 import type { Reading } from '../../../src/protocol/reading';
 import { jwtExpiryMs } from '../auth/session';
-import { TokenRefresher } from '../auth/token-refresher';
+import { TokenRefresher, type RefreshTimers } from '../auth/token-refresher';
 import { backoffMs, OFFLINE_AFTER_FAILURES } from './backoff';
 import { Emitter } from './emitter';
 import type { ConnectionState, LiveConnection, LiveConnectionEvents } from './live-connection';
@@ -18,6 +18,8 @@ export interface SocketConnectionOptions {
   /** Origin of the hub; default: the page's own. */
   origin?: string;
   ackTimeoutMs?: number;
+  /** The token refresh's clock; default the browser's. */
+  refreshTimers?: RefreshTimers;
 }
 
 /** socket.io transport: one connection to namespace `/telemetry`, subscriptions as acked events on it. */
@@ -35,12 +37,15 @@ export class SocketConnection implements LiveConnection {
   /** The token the current socket connected with: its expiry is the session's until a refresh. */
   private handshakeToken: string | null = null;
   /** Moves the session's expiry with socket.io `refresh` before it ends: no reconnect, no gap in the live view. */
-  private readonly refresher = new TokenRefresher({
-    fetchToken: () => this.opts.getToken(true),
-    apply: (token) => this.sendRefresh(token),
-  });
+  private readonly refresher: TokenRefresher;
 
-  constructor(private readonly opts: SocketConnectionOptions) {}
+  constructor(private readonly opts: SocketConnectionOptions) {
+    this.refresher = new TokenRefresher({
+      fetchToken: () => this.opts.getToken(true),
+      apply: (token) => this.sendRefresh(token),
+      ...(opts.refreshTimers ? { timers: opts.refreshTimers } : {}),
+    });
+  }
 
   on<E extends keyof LiveConnectionEvents>(event: E, fn: LiveConnectionEvents[E]): () => void {
     return this.events.on(event, fn);
