@@ -170,17 +170,69 @@ export class SocketIoTransport {
       });
       socket.on('subscribe', (payload: unknown, ack: unknown) => this.#subscribe(connection, principal, payload, ack));
       socket.on('unsubscribe', (payload: unknown, ack: unknown) => this.#unsubscribe(connection, principal, payload, ack));
-      // Never left silently authorised: an expired token ends the session; the client reconnects with a new one.
-      const cancelExpiry = scheduleExpiry(
-        principal,
-        () => {
-          socket.emit('hub_closed', { reason: 'token-expired', code: HUB_ERR.invalidToken });
-          socket.disconnect(true);
-        },
-        this.#options.clock,
-      );
-      socket.on('disconnect', cancelExpiry);
+      // Never left silently authorised: an expired token ends the session, unless the client refreshed it in time.
+      const expire = (current: Principal) =>
+        scheduleExpiry(
+          current,
+          () => {
+            socket.emit('hub_closed', { reason: 'token-expired', code: HUB_ERR.invalidToken });
+            socket.disconnect(true);
+          },
+          this.#options.clock,
+        );
+      let cancelExpiry = expire(principal);
+      let refreshing = false;
+      socket.on('disconnect', () => cancelExpiry());
+      socket.on('refresh', (payload: unknown, ack: unknown) => {
+        const reply: Ack = typeof ack === 'function' ? (ack as Ack) : () => undefined;
+        // One at a time: a flood of refreshes never queues verifications, and acks answer in order.
+        if (refreshing) return reply({ ok: false, error: { code: HUB_ERR.limit, message: 'a refresh is already in progress; wait for its ack' } });
+        refreshing = true;
+        this.#verifyRefresh(connection.id, principal, payload).then(
+          (result) => {
+            refreshing = false;
+            // A session closed meanwhile keeps no timer.
+            if (socket.disconnected) return;
+            if (!result.ok) return reply(result);
+            cancelExpiry();
+            cancelExpiry = expire(result.principal);
+            reply({ ok: true, exp: Math.floor(result.principal.expiresAt! / 1000) });
+          },
+          (err: unknown) => {
+            refreshing = false;
+            log.error({ err, connectionId: connection.id }, 'socket.io refresh failed');
+            reply({ ok: false, error: { code: HUB_ERR.invalidToken, message: 'the token could not be verified' } });
+          },
+        );
+      });
     });
+  }
+
+  /**
+   * Checks a `refresh` payload: a valid token of the same user and tenant moves the session's expiry;
+   * anything else changes nothing. The detail of a refusal goes to the log, not the client.
+   */
+  async #verifyRefresh(
+    connectionId: string,
+    current: Principal,
+    payload: unknown,
+  ): Promise<{ ok: true; principal: Principal } | { ok: false; error: { code: string; message: string } }> {
+    const { log } = this.#options;
+    const token = (payload as { token?: unknown } | null | undefined)?.token;
+    if (typeof token !== 'string' || token.length === 0) {
+      return { ok: false, error: { code: HUB_ERR.badMessage, message: 'refresh takes { token }, a user access token' } };
+    }
+    const result = await this.#options.authenticate(token);
+    if (!result.ok) {
+      log.info({ code: HUB_ERR.invalidToken, reason: result.reason, connectionId }, 'socket.io refresh refused');
+      return { ok: false, error: { code: HUB_ERR.invalidToken, message: 'the token is not valid' } };
+    }
+    const next = result.principal;
+    if (next.sub !== current.sub || next.tenantId !== current.tenantId || next.expiresAt === undefined) {
+      log.info({ code: HUB_ERR.notAllowed, reason: 'another user or tenant', connectionId }, 'socket.io refresh refused');
+      return { ok: false, error: { code: HUB_ERR.notAllowed, message: "a session may only be refreshed with its own user's token" } };
+    }
+    return { ok: true, principal: next };
   }
 
   /**

@@ -1,5 +1,7 @@
 import { io, type Socket } from 'socket.io-client';
 import type { Reading } from '../../../src/protocol/reading';
+import { jwtExpiryMs } from '../auth/session';
+import { TokenRefresher, type RefreshTimers } from '../auth/token-refresher';
 import { backoffMs, OFFLINE_AFTER_FAILURES } from './backoff';
 import { Emitter } from './emitter';
 import type { ConnectionState, LiveConnection, LiveConnectionEvents } from './live-connection';
@@ -7,6 +9,8 @@ import { isReading } from './reading-guard';
 
 /** Subscribe/unsubscribe ack, contract "Hub — socket.io". */
 type Ack = { ok: true; last: Reading | null } | { ok: false; error: { code: string; message: string } };
+/** Refresh ack, contract v2 "socket.io additions". */
+type RefreshAck = { ok: true; exp: number } | { ok: false; error: { code: string; message: string } };
 
 export interface SocketConnectionOptions {
   /** Token for the handshake; `refresh` asks for a new one after the hub refused the old one. */
@@ -14,6 +18,8 @@ export interface SocketConnectionOptions {
   /** Origin of the hub; default: the page's own. */
   origin?: string;
   ackTimeoutMs?: number;
+  /** The token refresh's clock; default the browser's. */
+  refreshTimers?: RefreshTimers;
 }
 
 /** socket.io transport: one connection to namespace `/telemetry`, subscriptions as acked events on it. */
@@ -28,8 +34,18 @@ export class SocketConnection implements LiveConnection {
   private refreshToken = false;
   private retryTimer: number | undefined;
   private closed = false;
+  /** The token the current socket connected with: its expiry is the session's until a refresh. */
+  private handshakeToken: string | null = null;
+  /** Moves the session's expiry with socket.io `refresh` before it ends: no reconnect, no gap in the live view. */
+  private readonly refresher: TokenRefresher;
 
-  constructor(private readonly opts: SocketConnectionOptions) {}
+  constructor(private readonly opts: SocketConnectionOptions) {
+    this.refresher = new TokenRefresher({
+      fetchToken: () => this.opts.getToken(true),
+      apply: (token) => this.sendRefresh(token),
+      ...(opts.refreshTimers ? { timers: opts.refreshTimers } : {}),
+    });
+  }
 
   on<E extends keyof LiveConnectionEvents>(event: E, fn: LiveConnectionEvents[E]): () => void {
     return this.events.on(event, fn);
@@ -48,7 +64,10 @@ export class SocketConnection implements LiveConnection {
         const refresh = this.refreshToken;
         this.refreshToken = false;
         this.opts.getToken(refresh).then(
-          (token) => cb({ token }),
+          (token) => {
+            this.handshakeToken = token;
+            cb({ token });
+          },
           (err: unknown) => {
             this.events.emit('problem', { code: 'AUTH', message: `No token: ${String(err)}` });
             cb({});
@@ -61,11 +80,14 @@ export class SocketConnection implements LiveConnection {
     socket.on('connect', () => {
       this.failures = 0;
       this.setState('connected', 'socket.io', true);
+      const expiresAt = this.handshakeToken === null ? null : jwtExpiryMs(this.handshakeToken);
+      if (expiresAt !== null) this.refresher.start(expiresAt);
       // A new socket has no subscriptions on the server: restore all of them.
       for (const id of this.wanted) this.sendSubscribe(id, 0);
     });
     socket.on('disconnect', (reason) => {
       if (this.closed) return;
+      this.refresher.stop();
       this.setState('reconnecting', reason);
       // The server closed us on purpose (e.g. token expired): socket.io does not retry by itself then.
       if (reason === 'io server disconnect') {
@@ -105,6 +127,7 @@ export class SocketConnection implements LiveConnection {
 
   close(): void {
     this.closed = true;
+    this.refresher.stop();
     window.clearTimeout(this.retryTimer);
     removeEventListener('online', this.onOnline);
     removeEventListener('offline', this.onOffline);
@@ -137,6 +160,15 @@ export class SocketConnection implements LiveConnection {
       // The newest reading before the subscription: fills what was missed while disconnected.
       if (ack.last && isReading(ack.last)) this.events.emit('reading', ack.last);
     });
+  }
+
+  /** The session's new expiry (epoch ms); throws when the hub refused the token or did not answer. */
+  private async sendRefresh(token: string): Promise<number> {
+    const socket = this.socket;
+    if (!socket?.connected) throw new Error('not connected');
+    const ack = (await socket.timeout(this.ackTimeout).emitWithAck('refresh', { token })) as RefreshAck;
+    if (!ack.ok) throw new Error(`${ack.error.code}: ${ack.error.message}`);
+    return ack.exp * 1000;
   }
 
   private retryLater(): void {
