@@ -36,7 +36,12 @@ const PRODUCTION = [
 const hosts: ChildHost[] = [];
 afterEach(async () => {
   for (const host of hosts.splice(0)) {
-    if (host.process.exitCode === null) {
+    if (host.process.exitCode !== null) continue;
+    // SIGTERM, not SIGKILL: the ulimit wrapper passes it on to the hub it started; killed outright,
+    // the wrapper would leave that hub running.
+    host.process.kill('SIGTERM');
+    const stopped = await Promise.race([host.exited.then(() => true), new Promise<false>((resolve) => setTimeout(resolve, 15_000, false))]);
+    if (!stopped) {
       host.process.kill('SIGKILL');
       await host.exited;
     }
