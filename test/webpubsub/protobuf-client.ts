@@ -1,5 +1,6 @@
-import { WebSocket } from 'ws';
+import type { WebSocket } from 'ws';
 import { DownstreamMessage, UpstreamMessage } from '../../src/protocol/webpubsub/protobuf-schema.js';
+import { openRecorder } from './raw-client.js';
 
 /** A DownstreamMessage as protobufjs's toObject gives it: uint64 as numbers, bytes as Buffers, defaults filled in, `message` = the oneof case. */
 export type Downstream = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -33,50 +34,19 @@ export function decodeDownstream(bytes: Uint8Array): Downstream {
 }
 
 export async function openProtobuf(url: string, protocol: string): Promise<ProtobufClient> {
-  const ws = new WebSocket(url, protocol);
-  const frames: Downstream[] = [];
   const binary: boolean[] = [];
   const raw: Buffer[] = [];
-  const waiters = new Set<() => boolean>();
-  ws.on('message', (data: Buffer, isBinary) => {
+  const recorder = await openRecorder(url, protocol, (data, isBinary) => {
     binary.push(isBinary);
     raw.push(data);
-    frames.push(decodeDownstream(data));
-    for (const w of [...waiters]) w();
-  });
-  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
-    ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })),
-  );
-  await new Promise<void>((resolve, reject) => {
-    ws.once('open', () => resolve());
-    ws.once('error', reject);
-    ws.once('unexpected-response', (_req, res) => reject(Object.assign(new Error(`HTTP ${res.statusCode}`), { res })));
+    return decodeDownstream(data);
   });
   return {
-    ws,
-    frames,
+    ...recorder,
     binary,
     raw,
-    closed,
-    send: (message) => ws.send(encodeUpstream(message)),
-    data: () => frames.filter((f) => f['message'] === 'dataMessage'),
-    next(predicate, timeoutMs = 5000) {
-      return new Promise((resolve, reject) => {
-        const check = (): boolean => {
-          const found = frames.find(predicate);
-          if (found === undefined) return false;
-          waiters.delete(check);
-          clearTimeout(timer);
-          resolve(found);
-          return true;
-        };
-        const timer = setTimeout(() => {
-          waiters.delete(check);
-          reject(new Error(`no matching frame; got ${JSON.stringify(frames)}`));
-        }, timeoutMs);
-        if (!check()) waiters.add(check);
-      });
-    },
+    send: (message) => recorder.ws.send(encodeUpstream(message)),
+    data: () => recorder.frames.filter((f) => f['message'] === 'dataMessage'),
   };
 }
 

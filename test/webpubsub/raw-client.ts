@@ -2,22 +2,21 @@ import { randomBytes } from 'node:crypto';
 import { connect, type Socket } from 'node:net';
 import { WebSocket } from 'ws';
 
-/** A bare `ws` client that records every frame, for protocol-level assertions. */
-export interface RawClient {
+/** A bare `ws` client that records every frame it receives, decoded by `decode`. */
+export interface FrameRecorder<F> {
   readonly ws: WebSocket;
-  readonly frames: Array<Record<string, unknown>>;
+  readonly frames: F[];
   readonly closed: Promise<{ code: number; reason: string }>;
-  send(frame: object): void;
   /** Resolves with the first recorded frame (past or future) matching `predicate`. */
-  next(predicate: (frame: Record<string, unknown>) => boolean, timeoutMs?: number): Promise<Record<string, unknown>>;
+  next(predicate: (frame: F) => boolean, timeoutMs?: number): Promise<F>;
 }
 
-export async function openRaw(url: string, protocol?: string | string[]): Promise<RawClient> {
+export async function openRecorder<F>(url: string, protocol: string | string[] | undefined, decode: (data: Buffer, isBinary: boolean) => F): Promise<FrameRecorder<F>> {
   const ws = new WebSocket(url, protocol);
-  const frames: Array<Record<string, unknown>> = [];
-  const waiters = new Set<() => void>();
-  ws.on('message', (data, isBinary) => {
-    frames.push(isBinary ? { binary: data } : (tryParse(data.toString()) ?? { raw: data.toString() }));
+  const frames: F[] = [];
+  const waiters = new Set<() => boolean>();
+  ws.on('message', (data: Buffer, isBinary) => {
+    frames.push(decode(data, isBinary));
     for (const w of [...waiters]) w();
   });
   const closed = new Promise<{ code: number; reason: string }>((resolve) =>
@@ -32,25 +31,36 @@ export async function openRaw(url: string, protocol?: string | string[]): Promis
     ws,
     frames,
     closed,
-    send: (frame) => ws.send(JSON.stringify(frame)),
     next(predicate, timeoutMs = 5000) {
       return new Promise((resolve, reject) => {
         const check = (): boolean => {
           const found = frames.find(predicate);
           if (found === undefined) return false;
-          waiters.delete(check as () => void);
+          waiters.delete(check);
           clearTimeout(timer);
           resolve(found);
           return true;
         };
         const timer = setTimeout(() => {
-          waiters.delete(check as () => void);
+          waiters.delete(check);
           reject(new Error(`no matching frame; got ${JSON.stringify(frames)}`));
         }, timeoutMs);
-        if (!check()) waiters.add(check as () => void);
+        if (!check()) waiters.add(check);
       });
     },
   };
+}
+
+/** A bare `ws` client of the JSON subprotocols, for protocol-level assertions. */
+export interface RawClient extends FrameRecorder<Record<string, unknown>> {
+  send(frame: object): void;
+}
+
+export async function openRaw(url: string, protocol?: string | string[]): Promise<RawClient> {
+  const recorder = await openRecorder(url, protocol, (data, isBinary) =>
+    isBinary ? { binary: data } : (tryParse(data.toString()) ?? { raw: data.toString() }),
+  );
+  return { ...recorder, send: (frame) => recorder.ws.send(JSON.stringify(frame)) };
 }
 
 function tryParse(text: string): Record<string, unknown> | undefined {
