@@ -86,6 +86,13 @@ export class DeviceRegistry {
     return true;
   }
 
+  /** Whether `record` would keep a reading of this device: it is known, or there is room for it. */
+  accepts(tenantId: string, deviceId: string): boolean {
+    const tenant = this.#tenants.get(tenantId);
+    if (tenant?.byId.has(deviceId)) return true;
+    return this.#size < this.#maxDevices && (tenant?.ids.length ?? 0) < this.#maxPerTenant;
+  }
+
   /** The device's last accepted reading, or undefined for a device never seen. */
   last(tenantId: string, deviceId: string): Reading | undefined {
     return this.#tenants.get(tenantId)?.byId.get(deviceId)?.last;

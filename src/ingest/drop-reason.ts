@@ -17,6 +17,8 @@ export const DROP_REASONS = [
   'device_limit',
   // The embedded broker refused a publish to a topic other than the device's own (connection closed).
   'topic_not_allowed',
+  // More readings waiting for their cluster-wide seq than the pipeline holds (a Redis that stalls).
+  'backlog',
 ] as const;
 
 export type DropReason = (typeof DROP_REASONS)[number];

@@ -34,12 +34,14 @@ export class IngestionService extends BackgroundService {
     stopping.addEventListener('abort', () => this.#taking.abort(), { once: true });
     this.#running = Promise.all(this.#sources.map((s) => s.run(this.#pipeline, this.#taking.signal)));
     await this.#running;
+    await this.#pipeline.settled();
     this.#pipeline.flush();
   }
 
   async #drain(): Promise<void> {
     this.#taking.abort();
     await this.#running;
+    await this.#pipeline.settled();
     this.#pipeline.flush();
     this.#log.info({ stats: this.#pipeline.stats() }, 'ingestion stopped');
   }

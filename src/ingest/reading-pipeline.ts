@@ -4,7 +4,8 @@ import type { Reading } from '../protocol/reading.js';
 import { DeviceThrottle } from './device-throttle.js';
 import { emptyDropCounts, type DropReason } from './drop-reason.js';
 import type { RawReading, ReadingSink, SinkResult } from './source.js';
-import { validateReading } from './validate-reading.js';
+import { localSeq, type SeqAllocator } from './seq-allocator.js';
+import { validateReading, type ValidReading } from './validate-reading.js';
 import type { WarnLogger } from './warn-logger.js';
 
 export interface ReadingPipelineOptions {
@@ -21,6 +22,18 @@ export interface ReadingPipelineOptions {
   maxPerSecond?: number;
   /** At most one drop warning per reason per this many ms. Default 10 000. */
   warnIntervalMs?: number;
+  /** Where `seq` comes from when the transport does not number readings. Default: counted here. */
+  seq?: SeqAllocator;
+  /** Readings waiting for their `seq` at most; more are dropped (`backlog`). Default 10 000. */
+  maxPendingSeq?: number;
+}
+
+/** An accepted reading waiting for its `seq` behind earlier ones. */
+interface Pending {
+  readonly raw: RawReading;
+  readonly valid: ValidReading;
+  /** Set once known; `failed` when the allocator could not answer (the seq is counted here). */
+  seq: number | 'failed' | undefined;
 }
 
 export interface PipelineStats {
@@ -40,6 +53,11 @@ export class ReadingPipeline implements ReadingSink {
   readonly #now: () => number;
   readonly #throttle: DeviceThrottle<Reading>;
   readonly #warnIntervalMs: number;
+  readonly #seq: SeqAllocator;
+  readonly #maxPending: number;
+  /** In arrival order: a reading leaves only after every earlier one, whatever order answers come in. */
+  readonly #pending: Pending[] = [];
+  readonly #settledWaiters: (() => void)[] = [];
   #accepted = 0;
   readonly #dropped = emptyDropCounts();
   /** Per reason: when the last warning went out and how many drops it has not told about. */
@@ -50,6 +68,8 @@ export class ReadingPipeline implements ReadingSink {
     this.#logger = options.logger;
     this.#now = () => options.clock.now();
     this.#warnIntervalMs = options.warnIntervalMs ?? 10_000;
+    this.#seq = options.seq ?? localSeq;
+    this.#maxPending = options.maxPendingSeq ?? 10_000;
     this.#throttle = new DeviceThrottle<Reading>({
       maxPerSecond: options.maxPerSecond,
       clock: options.clock,
@@ -66,13 +86,55 @@ export class ReadingPipeline implements ReadingSink {
       return { accepted: false, reason: result.reason };
     }
     const valid = result.value;
+    if (!this.#registry.accepts(valid.tenantId, valid.deviceId)) {
+      this.#drop('device_limit', raw, now);
+      return { accepted: false, reason: 'device_limit' };
+    }
+    const waiting = this.#pending.length > 0;
+    if (raw.sequence !== undefined && !waiting) return this.#accept(raw, valid, raw.sequence);
+    if (waiting && this.#pending.length >= this.#maxPending) {
+      this.#drop('backlog', raw, now);
+      return { accepted: false, reason: 'backlog' };
+    }
     // The registry keeps each device's last reading, so seq survives the throttle forgetting it.
-    const last = this.#registry.last(valid.tenantId, valid.deviceId)?.seq ?? 0;
-    if (raw.sequence !== undefined && raw.sequence <= last) {
+    const seq = raw.sequence ?? this.#seq.next(valid.tenantId, valid.deviceId, this.#lastSeq(valid));
+    if (typeof seq === 'number' && !waiting) return this.#accept(raw, valid, seq);
+    const entry: Pending = { raw, valid, seq: typeof seq === 'number' ? seq : undefined };
+    this.#pending.push(entry);
+    if (typeof seq !== 'number') {
+      seq.then(
+        (n) => (entry.seq = n),
+        (err: unknown) => {
+          entry.seq = 'failed';
+          this.#logger.warn({ err: { message: (err as Error).message } }, 'seq not allocated; counted locally');
+        },
+      ).finally(() => this.#release());
+    }
+    return { accepted: true };
+  }
+
+  /** Hands on the readings at the head of the queue whose seq is known. */
+  #release(): void {
+    while (this.#pending.length > 0 && this.#pending[0]!.seq !== undefined) {
+      const { raw, valid, seq } = this.#pending.shift() as Pending & { seq: number | 'failed' };
+      const local = this.#lastSeq(valid) + 1;
+      // Never below what this instance handed out: a counter that fell behind (Redis lost its
+      // data) must not repeat a seq subscribers have seen.
+      this.#accept(raw, valid, seq === 'failed' ? local : raw.sequence !== undefined ? seq : Math.max(seq, local));
+    }
+    if (this.#pending.length === 0) for (const wake of this.#settledWaiters.splice(0)) wake();
+  }
+
+  #lastSeq(valid: ValidReading): number {
+    return this.#registry.last(valid.tenantId, valid.deviceId)?.seq ?? 0;
+  }
+
+  #accept(raw: RawReading, valid: ValidReading, seq: number): SinkResult {
+    const now = this.#now();
+    if (raw.sequence !== undefined && raw.sequence <= this.#lastSeq(valid)) {
       this.#drop('duplicate', raw, now);
       return { accepted: false, reason: 'duplicate' };
     }
-    const seq = raw.sequence ?? last + 1;
     // Spelled out, not spread: one object shape for every reading keeps this hot path monomorphic.
     const reading: Reading = { tenantId: valid.tenantId, deviceId: valid.deviceId, seq, ts: valid.ts, receivedAt: valid.receivedAt, data: valid.data };
     if (valid.traceparent !== undefined) reading.traceparent = valid.traceparent;
@@ -91,6 +153,11 @@ export class ReadingPipeline implements ReadingSink {
 
   refused(reason: DropReason, raw: RawReading): void {
     this.#drop(reason, raw, this.#now());
+  }
+
+  /** Resolves once no reading waits for its seq (each wait is bounded by the allocator's timeout). */
+  async settled(): Promise<void> {
+    while (this.#pending.length > 0) await new Promise<void>((resolve) => this.#settledWaiters.push(resolve));
   }
 
   /** Publishes every reading the throttle still holds; call at shutdown after sources stopped. */

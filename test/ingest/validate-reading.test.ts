@@ -113,7 +113,7 @@ describe('validateReading drops', () => {
     // `duplicate` (a repeated transport-numbered reading) and `device_limit` (no room for a new
     // device) are the pipeline's own reasons, and `topic_not_allowed` the embedded broker's
     // (test/security/embedded-broker.test.ts): none is validation's.
-    const notValidation: readonly string[] = ['duplicate', 'device_limit', 'topic_not_allowed'];
+    const notValidation: readonly string[] = ['duplicate', 'device_limit', 'topic_not_allowed', 'backlog'];
     expect(new Set(cases.map((c) => c[2]))).toEqual(new Set(DROP_REASONS.filter((r) => !notValidation.includes(r))));
   });
 
