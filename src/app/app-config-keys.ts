@@ -1,4 +1,5 @@
 import { BACKPLANE_KEYS } from '../backplane/backplane-keys.js';
+import { CLUSTER_KEYS } from '../cluster/cluster-keys.js';
 import { HOST_KEYS } from '../host/config/host-keys.js';
 import type { KeyDefinition } from '../host/config/key-definition.js';
 import { HUB_KEYS } from '../hub/hub-keys.js';
@@ -16,6 +17,7 @@ export const APP_CONFIG_KEYS: readonly KeyDefinition[] = [
   ...HOST_KEYS,
   ...INGESTION_KEYS,
   ...BACKPLANE_KEYS,
+  ...CLUSTER_KEYS,
   ...HUB_KEYS,
   ...SECURITY_KEYS,
   ...SIMULATOR_KEYS,

@@ -33,6 +33,8 @@ export interface AppConfig extends HostConfig {
     readonly ownershipExpirationMs: number;
   };
   readonly redisUrl: string | undefined;
+  /** With `redisUrl`: how the instances share ingestion. */
+  readonly cluster: { readonly ingestLeaseMs: number };
   readonly hub: {
     readonly name: string;
     /** Names this process in the cluster; unique per process unless set. */
@@ -91,6 +93,7 @@ export function toAppConfig(resolved: ResolvedConfig): AppConfig {
       ownershipExpirationMs: v<number>('Ingestion:EventHubs:OwnershipExpirationSeconds') * 1000,
     },
     redisUrl: v('ConnectionStrings:redis'),
+    cluster: { ingestLeaseMs: v<number>('Cluster:IngestLeaseSeconds') * 1000 },
     hub: {
       name: v('Hub:Name'),
       instanceId: v('Hub:InstanceId'),

@@ -5,6 +5,10 @@ import type { HostedService } from '../host/lifecycle/hosted-service.js';
 import type { ApplicationLifetime } from '../host/lifecycle/application-lifetime.js';
 import { categoryLogger } from '../host/logging.js';
 import { RedisBackplane } from '../backplane/redis-backplane.js';
+import { ClusterRedis } from '../cluster/cluster-redis.js';
+import { LeasedSource } from '../cluster/leased-source.js';
+import { RedisIngestLease } from '../cluster/redis-ingest-lease.js';
+import { RedisSeqAllocator } from '../cluster/redis-seq-allocator.js';
 import { DeviceRegistry } from '../hub/device-registry.js';
 import { Hub } from '../hub/hub.js';
 import { IngestionService } from '../ingest/ingestion-service.js';
@@ -25,7 +29,9 @@ export interface TelemetryServices {
   pipeline: ReadingPipeline;
   ingestion: IngestionService;
   broker: EmbeddedBroker | undefined;
-  /** In start order: backplane, broker, hub, checkpoint store, ingestion, simulator. */
+  /** Present with Redis: whether this instance is the one reading the external MQTT broker. */
+  lease: RedisIngestLease | undefined;
+  /** In start order: backplane, cluster state, ingest lease, broker, hub, checkpoint store, ingestion, simulator. */
   services: HostedService[];
 }
 
@@ -35,22 +41,35 @@ export function createTelemetryServices(config: AppConfig, log: Logger, lifetime
   const backplane = config.redisUrl
     ? new RedisBackplane({ url: config.redisUrl, hubName: config.hub.name, log: categoryLogger(log, config, 'Hub.Backplane') })
     : undefined;
-  // Every instance subscribes to every MQTT topic, so MQTT readings are delivered by each instance
-  // to its own clients; only partitioned sources (Event Hubs) need the backplane for readings.
-  const partitioned = config.eventHubs.connectionString !== undefined;
+  // Readings go to the backplane like any group send: the instance that ingests a reading is the
+  // only one that has it (one lease holder reads the external broker, a device is on one embedded
+  // broker, a partition has one owner), and every instance delivers it to its own subscribers.
   const hub = new Hub({
     ...(backplane ? { backplane } : {}),
-    readingsFanOut: partitioned ? 'backplane' : 'local',
+    readingsFanOut: 'backplane',
     maxGroupsPerConnection: config.hub.maxGroupsPerConnection,
     maxConnectionsPerUser: config.hub.maxConnectionsPerUser,
     maxConnectionsPerTenant: config.hub.maxConnectionsPerTenant,
   });
+  const state = config.redisUrl ? new ClusterRedis({ url: config.redisUrl, log: categoryLogger(log, config, 'Cluster') }) : undefined;
+  const keyPrefix = `telemetry-hub:${config.hub.name}:`;
+  const lease = state
+    ? new RedisIngestLease({
+        redis: state.client,
+        key: `${keyPrefix}ingest-lease`,
+        ttlMs: config.cluster.ingestLeaseMs,
+        clock,
+        instanceId: config.hub.instanceId,
+        log: categoryLogger(log, config, 'Cluster'),
+      })
+    : undefined;
   const pipeline = new ReadingPipeline({
     registry,
     publish: hub.publishReading.bind(hub),
     logger: categoryLogger(log, config, 'Ingestion'),
     clock,
     maxPerSecond: config.throttle.maxPerSecondPerDevice,
+    ...(state ? { seq: new RedisSeqAllocator(state.client, { keyPrefix: `${keyPrefix}seq:` }) } : {}),
   });
 
   const services: HostedService[] = [];
@@ -68,6 +87,7 @@ export function createTelemetryServices(config: AppConfig, log: Logger, lifetime
       })
     : undefined;
   if (backplane) services.push(backplane);
+  if (state && lease) services.push(state, lease);
   if (broker) services.push(broker);
   services.push({
     name: 'hub',
@@ -79,15 +99,17 @@ export function createTelemetryServices(config: AppConfig, log: Logger, lifetime
   const sources: IngestionSource[] = [];
   if (broker) sources.push(new EmbeddedBrokerSource({ broker, log: categoryLogger(log, config, 'Ingestion.Mqtt') }));
   if (config.mqtt.url !== undefined) {
-    sources.push(
-      new MqttSource({
-        url: () => config.mqtt.url!,
-        clientId: config.mqtt.clientId,
-        qos: config.mqtt.qos,
-        protocolVersion: config.mqtt.protocolVersion,
-        log: categoryLogger(log, config, 'Ingestion.Mqtt'),
-      }),
-    );
+    const mqttLog = categoryLogger(log, config, 'Ingestion.Mqtt');
+    const source = new MqttSource({
+      url: () => config.mqtt.url!,
+      clientId: config.mqtt.clientId,
+      qos: config.mqtt.qos,
+      protocolVersion: config.mqtt.protocolVersion,
+      log: mqttLog,
+    });
+    // Every instance could read the shared broker; one does, so each reading is numbered and
+    // throttled once for the cluster.
+    sources.push(lease ? new LeasedSource(source, lease, mqttLog) : source);
   }
   if (!broker && config.mqtt.url === undefined && !config.eventHubs.connectionString) {
     // Legitimate when readings arrive only through the management API (the serverless path), but
@@ -138,5 +160,5 @@ export function createTelemetryServices(config: AppConfig, log: Logger, lifetime
       }),
     );
   }
-  return { hub, backplane, registry, pipeline, ingestion, broker, services };
+  return { hub, backplane, registry, pipeline, ingestion, broker, lease, services };
 }

@@ -43,14 +43,6 @@ export const INGESTION_KEYS: readonly KeyDefinition[] = [
   { key: 'Ingestion:Mqtt:Qos', parse: p.int(0, 1), default: () => 1 },
   // 5 carries traceparent as a user property; 4 (3.1.1) for older brokers. The embedded broker is always 4.
   { key: 'Ingestion:Mqtt:ProtocolVersion', parse: p.int(4, 5), default: () => 5 },
-  // Derived from Hub:InstanceId: distinct across instances (a shared id makes the broker hand the
-  // session back and forth), and stable across restarts when the instance id is set.
-  {
-    key: 'Ingestion:Mqtt:ClientId',
-    parse: p.str({ pattern: /^[A-Za-z0-9_.-]{1,64}$/ }),
-    dependent: true,
-    default: (ctx) => `telemetry-hub-${String(ctx.get('Hub:InstanceId'))}`,
-  },
   { key: 'ConnectionStrings:eventhubs', parse: p.str(), secret: true },
   { key: 'Ingestion:EventHubs:Name', parse: p.str() },
   { key: 'Ingestion:EventHubs:ConsumerGroup', parse: p.str(), default: () => '$Default' },

@@ -28,16 +28,20 @@ describe('issue 14: each hub instance has its own identity, and its own MQTT ses
     return app;
   }
 
-  it('two instances on one machine sharing Redis and Mosquitto, with defaults, get distinct client ids and a subscriber gets every reading', async ({ skip }) => {
+  it('two instances on one machine sharing Redis and Mosquitto, with defaults: distinct instance ids, one cluster client id that only the ingest lease holder connects with, and a subscriber gets every reading', async ({ skip }) => {
     if (!available) return skip();
     const tenant = `id-${run}`;
     const hubName = `ident${run.replace(/[^A-Za-z0-9]/g, '')}`;
     const [a, b] = [await hub(['--ConnectionStrings:redis=redis://127.0.0.1:6379', `--Hub:Name=${hubName}`]), await hub(['--ConnectionStrings:redis=redis://127.0.0.1:6379', `--Hub:Name=${hubName}`])];
     expect(a.app.config.hub.instanceId).not.toBe(b.app.config.hub.instanceId);
-    expect(a.app.config.mqtt.clientId).not.toBe(b.app.config.mqtt.clientId);
-    // Logged at start: the instance id on the ready line, the client id on the broker's.
+    // One session for the cluster, so the next ingester inherits what the broker queued for it.
+    expect(a.app.config.mqtt.clientId).toBe(`telemetry-hub-${hubName}`);
+    expect(b.app.config.mqtt.clientId).toBe(a.app.config.mqtt.clientId);
+    // Logged at start: the instance id on the ready line, the client id on the broker's, by A alone
+    // (it started first and holds the lease; B stands by and never takes the session from it).
     expect(a.logs).toContainEqual(expect.objectContaining({ msg: 'telemetry hub ready', instanceId: a.app.config.hub.instanceId }));
     expect(a.logs).toContainEqual(expect.objectContaining({ msg: 'mqtt connected', clientId: a.app.config.mqtt.clientId }));
+    expect(b.logs.filter((l) => l.msg === 'mqtt connected')).toEqual([]);
 
     const socket = await connectTelemetry(b.url, await userToken(tenant));
     cleanup.push(async () => socket.close());

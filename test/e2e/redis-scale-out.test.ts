@@ -47,7 +47,7 @@ describe('scale-out across two instances over Redis', () => {
     expect(got[0]).toEqual(data);
   });
 
-  it('an MQTT reading reaches a subscriber exactly once (every instance ingests it; none relays it)', async ({ skip }) => {
+  it('an MQTT reading reaches a subscriber on the other instance exactly once (the lease holder ingests it and relays it)', async ({ skip }) => {
     if (!available) return skip();
     const socket = await connectTelemetry(apps[1]!.url, await userToken(`scale-${run}`));
     sockets.push(socket);
@@ -60,8 +60,8 @@ describe('scale-out across two instances over Redis', () => {
     const device = await mqtt.connectAsync('mqtt://127.0.0.1:1883', { clientId: `scale-dev-${run}` });
     await device.publishAsync(`tenants/scale-${run}/devices/once/telemetry`, JSON.stringify({ v: 1 }), { qos: 1 });
     await eventually(() => got.length >= 1, 3000, 'reading');
-    // Barrier: once A has taken the reading, a marker A sends to the group after it travels the
-    // path a relayed copy would take (A's backplane, then B), so a copy would arrive first.
+    // Barrier: once A (the lease holder, started first) has taken the reading, a marker A sends to
+    // the group after it travels the reading's path (A's backplane, then B), so a second copy would arrive first.
     const [a] = apps as [RunningApp, RunningApp];
     await eventually(() => a.app.telemetry.registry.last(`scale-${run}`, 'once') !== undefined, 3000, 'A ingested the reading');
     const group = `device:scale-${run}:once`;
