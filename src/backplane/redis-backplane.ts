@@ -8,8 +8,11 @@ import { decodeBackplaneWire, encodeBackplaneWire, type BackplaneWire } from './
 import { boundedRedisOptions } from './bounded-redis-options.js';
 
 /**
- * Scale-out over Redis pub/sub: each node publishes what its hub sends to a channel per hub name
- * and delivers what the other nodes published. Also a hosted service whose start does not wait for
+ * Scale-out over Redis pub/sub: each node publishes what its hub sends and delivers what the other
+ * nodes published. A group's envelopes go to a channel of its own, which a node subscribes to
+ * while it has members of the group (socket.io's sharded adapter does the same), so an instance
+ * without subscribers of a device never receives its readings; sends to all, to a user or to a
+ * connection go to one channel per hub name that every node subscribes to. Also a hosted service whose start does not wait for
  * Redis: an unreachable Redis leaves the instance serving its own clients and unready (`healthy()`),
  * and the clients keep reconnecting, so cross-instance delivery starts or resumes by itself.
  */
@@ -18,6 +21,9 @@ export class RedisBackplane implements Backplane, HostedService {
   readonly #pub: Redis;
   readonly #sub: Redis;
   readonly #channel: string;
+  readonly #groupPrefix: string;
+  /** Groups with local members: their channels are subscribed on every (re)connection. */
+  readonly #watched = new Set<string>();
   readonly #node = randomUUID();
   readonly #log: Logger;
   /** Failures repeat per publish and per reconnect while Redis is away: a few lines, not one each. */
@@ -32,6 +38,7 @@ export class RedisBackplane implements Backplane, HostedService {
     this.#pub = new Redis(options.url, boundedRedisOptions());
     this.#sub = new Redis(options.url, boundedRedisOptions());
     this.#channel = `telemetry-hub:${options.hubName}:backplane`;
+    this.#groupPrefix = `telemetry-hub:${options.hubName}:group:`;
     this.#log = options.log;
     this.#faults = new LogThrottle(options.log);
     for (const client of [this.#pub, this.#sub]) {
@@ -71,13 +78,29 @@ export class RedisBackplane implements Backplane, HostedService {
       this.#faults.warn({ status: this.#pub.status }, 'backplane publish dropped: redis not connected');
       return;
     }
-    this.#pub.publish(this.#channel, encodeBackplaneWire({ node: this.#node, envelope })).catch((err: Error) => {
+    const channel = envelope.kind === 'group' ? this.#groupPrefix + envelope.group : this.#channel;
+    this.#pub.publish(channel, encodeBackplaneWire({ node: this.#node, envelope })).catch((err: Error) => {
       this.#faults.warn({ err: { message: err.message } }, 'backplane publish failed');
     });
   }
 
   onMessage(handler: (envelope: BackplaneEnvelope) => void): void {
     this.#handlers.push(handler);
+  }
+
+  watch(group: string): Promise<void> {
+    this.#watched.add(group);
+    // Not connected: the next connection subscribes it with the rest.
+    if (this.#sub.status !== 'ready') return Promise.resolve();
+    return this.#sub.subscribe(this.#groupPrefix + group).then(
+      () => undefined,
+      (err: Error) => this.#faults.warn({ err: { message: err.message } }, 'redis backplane group subscribe failed'),
+    );
+  }
+
+  unwatch(group: string): void {
+    if (!this.#watched.delete(group) || this.#sub.status !== 'ready') return;
+    this.#sub.unsubscribe(this.#groupPrefix + group).catch((err: Error) => this.#faults.warn({ err: { message: err.message } }, 'redis backplane group unsubscribe failed'));
   }
 
   /** For the readiness check: undefined when subscribed and Redis answers, else what is wrong. */
@@ -97,7 +120,8 @@ export class RedisBackplane implements Backplane, HostedService {
   }
 
   #subscribe(): void {
-    this.#subscribing = this.#sub.subscribe(this.#channel).then(
+    const groups = [...this.#watched].map((group) => this.#groupPrefix + group);
+    this.#subscribing = this.#sub.subscribe(this.#channel, ...groups).then(
       () => {
         this.#subscribed = this.#sub.status === 'ready';
         this.#log.info({ channel: this.#channel }, 'redis backplane subscribed');
@@ -114,7 +138,8 @@ export class RedisBackplane implements Backplane, HostedService {
       this.#log.warn('malformed backplane message ignored');
       return;
     }
-    if (wire.node === this.#node) return;
+    // A group's envelope after its last member left (the unsubscribe was on its way) has no one to reach.
+    if (wire.node === this.#node || (wire.envelope.kind === 'group' && !this.#watched.has(wire.envelope.group))) return;
     for (const handler of this.#handlers) handler(wire.envelope);
   }
 }

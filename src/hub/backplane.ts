@@ -20,11 +20,20 @@ export type BackplaneEnvelope =
 /**
  * The scale-out seam (socket.io's adapter idea): a hub publishes what it sends so other nodes
  * deliver it to their connections too. Implementations hand `onMessage` handlers only other
- * nodes' envelopes; a node's own envelopes must not come back to it.
+ * nodes' envelopes; a node's own envelopes must not come back to it. Group envelopes reach only
+ * the nodes watching the group (those with members of it), as socket.io's sharded adapter does,
+ * so a group's traffic costs nothing on the other nodes; every other kind reaches every node.
  */
 export interface Backplane {
   publish(envelope: BackplaneEnvelope): void;
   onMessage(handler: (envelope: BackplaneEnvelope) => void): void;
+  /**
+   * This node wants the group's envelopes (it has a member now). Resolves once envelopes other
+   * nodes publish from then on reach it; never rejects (a backplane that is down watches later).
+   */
+  watch(group: string): Promise<void>;
+  /** This node no longer wants the group's envelopes (its last member left). */
+  unwatch(group: string): void;
   close(): Promise<void>;
 }
 
@@ -50,9 +59,11 @@ export class MemoryBackplaneBus {
     this.#nodes.delete(node);
   }
 
-  /** @internal Hands every node but the sender its own copy of `envelope`. */
+  /** @internal Hands every node but the sender (of a group envelope: every one watching it) its own copy of `envelope`. */
   carry(from: MemoryBackplane, envelope: BackplaneEnvelope): void {
-    for (const node of this.#nodes) if (node !== from) node.receive(structuredClone(envelope));
+    for (const node of this.#nodes) {
+      if (node !== from && (envelope.kind !== 'group' || node.watching(envelope.group))) node.receive(structuredClone(envelope));
+    }
   }
 }
 
@@ -65,6 +76,7 @@ export class MemoryBackplaneBus {
 export class MemoryBackplane implements Backplane {
   readonly #bus: MemoryBackplaneBus;
   readonly #handlers: ((envelope: BackplaneEnvelope) => void)[] = [];
+  readonly #watched = new Set<string>();
   #closed = false;
 
   constructor(bus: MemoryBackplaneBus = new MemoryBackplaneBus()) {
@@ -79,6 +91,19 @@ export class MemoryBackplane implements Backplane {
 
   onMessage(handler: (envelope: BackplaneEnvelope) => void): void {
     this.#handlers.push(handler);
+  }
+
+  async watch(group: string): Promise<void> {
+    this.#watched.add(group);
+  }
+
+  unwatch(group: string): void {
+    this.#watched.delete(group);
+  }
+
+  /** @internal */
+  watching(group: string): boolean {
+    return this.#watched.has(group);
   }
 
   async close(): Promise<void> {

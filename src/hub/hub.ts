@@ -39,6 +39,8 @@ interface ConnectionEntry {
 export class Hub {
   readonly #connections = new Map<string, ConnectionEntry>();
   readonly #groups = new Map<string, Set<ConnectionEntry>>();
+  /** Per group with local members: resolves once other nodes' sends to it reach this node. */
+  readonly #watching = new Map<string, Promise<void>>();
   readonly #backplane: Backplane | undefined;
   readonly #readingsLocal: boolean;
   readonly #maxGroups: number;
@@ -138,10 +140,19 @@ export class Hub {
     if (members === undefined) {
       members = new Set();
       this.#groups.set(group, members);
+      this.#watching.set(group, this.#backplane?.watch(group) ?? Promise.resolve());
     }
     members.add(entry);
     entry.groups.add(group);
     return 'joined';
+  }
+
+  /**
+   * Resolves once sends to the group from other nodes reach this node's members (at once for a
+   * single node, or a group with no member here). Never rejects.
+   */
+  groupReady(group: string): Promise<void> {
+    return this.#watching.get(group) ?? Promise.resolve();
   }
 
   /** Groups one connection may be in (`Hub:MaxGroupsPerConnection`). */
@@ -218,7 +229,11 @@ export class Hub {
     const members = this.#groups.get(group);
     if (members === undefined) return;
     members.delete(entry);
-    if (members.size === 0) this.#groups.delete(group);
+    if (members.size === 0) {
+      this.#groups.delete(group);
+      this.#watching.delete(group);
+      this.#backplane?.unwatch(group);
+    }
   }
 
   #deliverToGroup(group: string, message: OutboundMessage): void {

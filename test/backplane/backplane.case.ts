@@ -1,7 +1,8 @@
 /**
  * The Backplane contract every implementation runs (the checkpoint-store pattern): what the hub relies
- * on when it scales out. Envelopes reach every other node, never the sender, in publish order, with
- * their data intact; a closed node neither sends nor receives; two hubs on it act as one.
+ * on when it scales out. Envelopes reach every other node (a group's: every node watching it), never
+ * the sender, in publish order, with their data intact; a closed node neither sends nor receives;
+ * two hubs on it act as one.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Backplane, BackplaneEnvelope } from '../../src/hub/backplane.js';
@@ -23,8 +24,9 @@ const group = (text: string, g = 'device:demo:dev-1'): BackplaneEnvelope => ({
   message: { source: { kind: 'group', group: g }, dataType: 'text', data: text, conflationKey: undefined },
 });
 
-/** What each node's handlers were given, in order. */
-function record(nodes: readonly Backplane[]): BackplaneEnvelope[][] {
+/** What each node's handlers were given, in order; every node watches the default group. */
+async function record(nodes: readonly Backplane[]): Promise<BackplaneEnvelope[][]> {
+  await Promise.all(nodes.map((node) => node.watch('device:demo:dev-1')));
   return nodes.map((node) => {
     const seen: BackplaneEnvelope[] = [];
     node.onMessage((e) => seen.push(e));
@@ -46,7 +48,7 @@ export function runBackplaneContract(name: string, createCluster: (size: number)
 
     it('hands an envelope to every other node and never back to its sender', async () => {
       const [a, b] = nodes;
-      const seen = record(nodes);
+      const seen = await record(nodes);
       a!.publish(group('from-a'));
       await eventually(() => seen[1]!.length === 1 && seen[2]!.length === 1, 5000, 'b and c to get from-a');
       // Barrier: b answers only after it got from-a, so from-a would reach a before the answer.
@@ -59,7 +61,7 @@ export function runBackplaneContract(name: string, createCluster: (size: number)
     });
 
     it("keeps one publisher's order", async () => {
-      const seen = record(nodes);
+      const seen = await record(nodes);
       const sent = Array.from({ length: 200 }, (_, i) => `m${i}`);
       for (const text of sent) nodes[0]!.publish(group(text));
       await eventually(() => seen[1]!.length === sent.length, 5000, 'all 200 envelopes');
@@ -67,7 +69,7 @@ export function runBackplaneContract(name: string, createCluster: (size: number)
     });
 
     it('carries both kinds and every data type intact: json, text, binary bytes, source and conflation key', async () => {
-      const seen = record(nodes);
+      const seen = await record(nodes);
       const reading = { tenantId: 'demo', deviceId: 'dev-1', seq: 7, ts: 1, receivedAt: 2, data: { t: 21.5, nested: { ok: true, list: [1, 'two', null] } } };
       const bytes = Uint8Array.from([0, 1, 2, 253, 254, 255]);
       nodes[0]!.publish({
@@ -94,7 +96,7 @@ export function runBackplaneContract(name: string, createCluster: (size: number)
 
     it('a closed node neither sends nor receives; the others go on', async () => {
       const [a, b, c] = nodes;
-      const seen = record(nodes);
+      const seen = await record(nodes);
       await a!.close();
       a!.publish(group('after-close'));
       b!.publish(group('to-all'));
@@ -105,6 +107,50 @@ export function runBackplaneContract(name: string, createCluster: (size: number)
       expect(texts(seen[0]!)).toEqual([]);
       expect(texts(seen[1]!)).toEqual(['from-c']);
       expect(texts(seen[2]!)).toEqual(['to-all']);
+    });
+
+    it('a group envelope reaches only the nodes watching the group, from its watch resolving until its unwatch; other kinds reach every node', async () => {
+      const [a, b, c] = nodes;
+      const seen = nodes.map((node) => {
+        const got: BackplaneEnvelope[] = [];
+        node.onMessage((e) => got.push(e));
+        return got;
+      });
+      await b!.watch('g-b');
+      a!.publish(group('only-b', 'g-b'));
+      a!.publish(group('nobody', 'g-none'));
+      // Barrier: a broadcast after them reaches c (and b) after anything a sent c before it.
+      a!.publish({ kind: 'all', message: { source: { kind: 'server' }, dataType: 'text', data: 'all-1', conflationKey: undefined } });
+      await eventually(() => seen[2]!.length === 1 && seen[1]!.length === 2, 5000, 'the broadcast on b and c');
+      expect(texts(seen[1]!)).toEqual(['only-b', 'all-1']);
+      expect(texts(seen[2]!)).toEqual(['all-1']);
+
+      b!.unwatch('g-b');
+      await c!.watch('g-b');
+      a!.publish(group('only-c', 'g-b'));
+      a!.publish({ kind: 'user', userId: 'u', message: { source: { kind: 'server' }, dataType: 'text', data: 'user-2', conflationKey: undefined } });
+      await eventually(() => seen[2]!.length === 3 && seen[1]!.length === 3, 5000, 'the user send on b and c');
+      expect(texts(seen[1]!)).toEqual(['only-b', 'all-1', 'user-2']);
+      expect(texts(seen[2]!)).toEqual(['all-1', 'only-c', 'user-2']);
+      expect(seen[0]).toEqual([]);
+    });
+
+    it('two hubs watch a group while they have members of it: the last member leaving stops its traffic there', async () => {
+      const hubA = new Hub({ backplane: nodes[0]! });
+      const hubB = new Hub({ backplane: nodes[1]! });
+      const member = new MemoryConnection({ id: 'member' });
+      hubB.addConnection(member);
+      hubB.join('member', 'g');
+      await hubB.groupReady('g');
+      hubA.sendToGroup('g', new HubOutboundMessage({ kind: 'group', group: 'g' }, 'text', 'while a member'));
+      await eventually(() => member.received.length === 1, 5000, 'the send while a member');
+      const seenByB: BackplaneEnvelope[] = [];
+      nodes[1]!.onMessage((e) => seenByB.push(e));
+      hubB.leave('member', 'g');
+      hubA.sendToGroup('g', new HubOutboundMessage({ kind: 'group', group: 'g' }, 'text', 'after leaving'));
+      hubA.sendToAll(new HubOutboundMessage({ kind: 'server' }, 'text', 'barrier'));
+      await eventually(() => seenByB.length >= 1, 5000, 'the barrier on B');
+      expect(texts(seenByB)).toEqual(['barrier']);
     });
 
     it('joins two hubs into one: a group send on either reaches members on both, each once', async () => {
@@ -119,6 +165,7 @@ export function runBackplaneContract(name: string, createCluster: (size: number)
       hubA.join('on-a', 'g');
       hubB.join('on-b', 'g');
       hubB.join('elsewhere', 'other');
+      await Promise.all([hubA.groupReady('g'), hubB.groupReady('g')]);
 
       hubA.sendToGroup('g', new HubOutboundMessage({ kind: 'group', group: 'g' }, 'text', 'from A'));
       hubB.sendToGroup('g', new HubOutboundMessage({ kind: 'group', group: 'g' }, 'text', 'from B'));

@@ -32,8 +32,11 @@ describe('Redis backplane between two nodes (real Redis)', () => {
 
   async function relay(env: BackplaneEnvelope): Promise<BackplaneEnvelope> {
     received.length = 0;
+    // A group's envelopes reach the nodes watching it.
+    if (env.kind === 'group') await b.watch(env.group);
     a.publish(env);
     await eventually(() => received.length === 1, 3000, 'the envelope on the other node');
+    if (env.kind === 'group') b.unwatch(env.group);
     return received[0]!;
   }
 

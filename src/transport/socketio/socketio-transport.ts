@@ -247,14 +247,19 @@ export class SocketIoTransport {
     if (typeof ack !== 'function') return;
     const target = this.#target(principal, payload, ack as Ack);
     if (!target) return;
-    // join, read the last value and ack in one synchronous step: no reading can fall between them.
-    if (this.#options.hub.tryJoin(connection.id, target.group) === 'group-limit') {
-      const max = this.#options.hub.maxGroupsPerConnection;
+    const { hub, registry } = this.#options;
+    if (hub.tryJoin(connection.id, target.group) === 'group-limit') {
+      const max = hub.maxGroupsPerConnection;
       (ack as Ack)({ ok: false, error: { code: HUB_ERR.limit, message: `a connection may follow at most ${max} devices; unsubscribe from one first` } });
       return;
     }
-    const last = this.#options.registry.last(target.tenantId, target.deviceId);
-    (ack as Ack)({ ok: true, last: last ? toWireReading(last) : null });
+    // Acked once other instances' readings of the device reach this one (at once when a member
+    // here had it already): a reading published after the ack is never missed. Read after the
+    // join, `last` may repeat a reading that arrived live just before the ack; `seq` tells.
+    void hub.groupReady(target.group).then(() => {
+      const last = registry.last(target.tenantId, target.deviceId);
+      (ack as Ack)({ ok: true, last: last ? toWireReading(last) : null });
+    });
   }
 
   #unsubscribe(connection: SocketIoConnection, principal: Principal, payload: unknown, ack: unknown): void {

@@ -40,6 +40,7 @@ export function handleClientFrame(connection: WebPubSubConnection, frame: Client
     return;
   }
   let after: (() => void) | undefined;
+  let ready: Promise<void> | undefined;
   let outcome: Outcome;
   switch (frame.type) {
     case 'joinGroup':
@@ -52,15 +53,18 @@ export function handleClientFrame(connection: WebPubSubConnection, frame: Client
       outcome = sendToGroup(connection, frame, deps.hub);
       break;
     case 'event':
-      [outcome, after] = event(connection, frame, deps);
+      [outcome, after, ready] = event(connection, frame, deps);
       break;
   }
-  if (ackId !== undefined) {
-    if (outcome === undefined) connection.ackIds.add(ackId);
-    connection.sendAck(ackId, outcome);
-  }
-  // After the ack: e.g. the last reading follows the subscribe ack it belongs to.
-  after?.();
+  if (ackId !== undefined && outcome === undefined) connection.ackIds.add(ackId);
+  const finish = () => {
+    if (ackId !== undefined) connection.sendAck(ackId, outcome);
+    // After the ack: e.g. the last reading follows the subscribe ack it belongs to.
+    after?.();
+  };
+  // A subscribe is acknowledged once other instances' readings of the device reach this one.
+  if (ready === undefined) finish();
+  else void ready.then(finish);
 }
 
 function joinOrLeave(connection: WebPubSubConnection, group: string, hub: Hub, op: 'join' | 'leave'): Outcome {
@@ -91,7 +95,7 @@ function event(
   connection: WebPubSubConnection,
   frame: Extract<ClientFrame, { type: 'event' }>,
   deps: ClientFrameDeps,
-): [Outcome, (() => void) | undefined] {
+): [Outcome, (() => void) | undefined, Promise<void>?] {
   if (frame.event !== SUBSCRIBE_EVENT && frame.event !== UNSUBSCRIBE_EVENT) {
     // The service would route it to an upstream event handler; this hub has none.
     return [{ name: 'NotFound', message: `No handler for event '${frame.event}'.` }, undefined];
@@ -111,11 +115,14 @@ function event(
   }
   // Joined before the ack: every reading accepted after the ack reaches this connection.
   if (deps.hub.tryJoin(connection.id, group) === 'group-limit') return [groupLimit(deps.hub), undefined];
-  const last = deps.lastReading?.(tenantId, deviceId);
-  if (last === undefined) return [undefined, undefined];
-  // A server message (not a group one): the snapshot is this connection's alone. Keyed by the
-  // group, so a newer reading replaces it when the connection is slow.
-  return [undefined, () => connection.send(new HubOutboundMessage({ kind: 'server' }, 'json', last, group))];
+  const sendLast = () => {
+    // Read once the group is ready: the cluster's last value, not a stale one of this instance.
+    const last = deps.lastReading?.(tenantId, deviceId);
+    // A server message (not a group one): the snapshot is this connection's alone. Keyed by the
+    // group, so a newer reading replaces it when the connection is slow.
+    if (last !== undefined) connection.send(new HubOutboundMessage({ kind: 'server' }, 'json', last, group));
+  };
+  return [undefined, sendLast, deps.hub.groupReady(group)];
 }
 
 /**
