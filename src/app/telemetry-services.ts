@@ -9,6 +9,8 @@ import { ClusterRedis } from '../cluster/cluster-redis.js';
 import { LeasedSource } from '../cluster/leased-source.js';
 import { RedisIngestLease } from '../cluster/redis-ingest-lease.js';
 import { RedisSeqAllocator } from '../cluster/redis-seq-allocator.js';
+import { RefreshingBackplane } from '../cluster/refreshing-backplane.js';
+import { SharedLastValues } from '../cluster/shared-last-values.js';
 import { DeviceRegistry } from '../hub/device-registry.js';
 import { Hub } from '../hub/hub.js';
 import { IngestionService } from '../ingest/ingestion-service.js';
@@ -19,6 +21,7 @@ import { EmbeddedBrokerSource } from '../ingest/mqtt/embedded-broker-source.js';
 import { MqttSource } from '../ingest/mqtt/mqtt-source.js';
 import { ReadingPipeline } from '../ingest/reading-pipeline.js';
 import type { IngestionSource } from '../ingest/source.js';
+import type { Reading } from '../protocol/reading.js';
 import { SimulatorService } from '../simulator/simulator-service.js';
 
 export interface TelemetryServices {
@@ -41,18 +44,23 @@ export function createTelemetryServices(config: AppConfig, log: Logger, lifetime
   const backplane = config.redisUrl
     ? new RedisBackplane({ url: config.redisUrl, hubName: config.hub.name, log: categoryLogger(log, config, 'Hub.Backplane') })
     : undefined;
+  const state = config.redisUrl ? new ClusterRedis({ url: config.redisUrl, log: categoryLogger(log, config, 'Cluster') }) : undefined;
+  const keyPrefix = `telemetry-hub:${config.hub.name}:`;
+  const lastValues = state ? new SharedLastValues(state.client, { keyPrefix, registry, log: categoryLogger(log, config, 'Cluster') }) : undefined;
   // Readings go to the backplane like any group send: the instance that ingests a reading is the
   // only one that has it (one lease holder reads the external broker, a device is on one embedded
   // broker, a partition has one owner), and every instance delivers it to its own subscribers.
   const hub = new Hub({
-    ...(backplane ? { backplane } : {}),
+    ...(backplane ? { backplane: lastValues ? new RefreshingBackplane(backplane, (group) => lastValues.refresh(group)) : backplane } : {}),
     readingsFanOut: 'backplane',
     maxGroupsPerConnection: config.hub.maxGroupsPerConnection,
     maxConnectionsPerUser: config.hub.maxConnectionsPerUser,
     maxConnectionsPerTenant: config.hub.maxConnectionsPerTenant,
   });
-  const state = config.redisUrl ? new ClusterRedis({ url: config.redisUrl, log: categoryLogger(log, config, 'Cluster') }) : undefined;
-  const keyPrefix = `telemetry-hub:${config.hub.name}:`;
+  // Readings other instances accepted keep this one's `last` and device list current for the devices it watches.
+  backplane?.onMessage((envelope) => {
+    if (envelope.kind === 'group' && envelope.message.kind === 'reading') registry.recordIfNewer(envelope.message.data as Reading);
+  });
   const lease = state
     ? new RedisIngestLease({
         redis: state.client,
@@ -65,7 +73,12 @@ export function createTelemetryServices(config: AppConfig, log: Logger, lifetime
     : undefined;
   const pipeline = new ReadingPipeline({
     registry,
-    publish: hub.publishReading.bind(hub),
+    publish: lastValues
+      ? (reading) => {
+          hub.publishReading(reading);
+          lastValues.write(reading);
+        }
+      : hub.publishReading.bind(hub),
     logger: categoryLogger(log, config, 'Ingestion'),
     clock,
     maxPerSecond: config.throttle.maxPerSecondPerDevice,
@@ -87,7 +100,14 @@ export function createTelemetryServices(config: AppConfig, log: Logger, lifetime
       })
     : undefined;
   if (backplane) services.push(backplane);
-  if (state && lease) services.push(state, lease);
+  if (state && lease && lastValues) {
+    const clusterLog = categoryLogger(log, config, 'Cluster');
+    services.push(state, {
+      name: 'shared-last-values',
+      start: async () => clusterLog.info({ devices: await lastValues.load() }, 'last values loaded from redis'),
+      stop: async () => undefined,
+    }, lease);
+  }
   if (broker) services.push(broker);
   services.push({
     name: 'hub',

@@ -86,6 +86,16 @@ export class DeviceRegistry {
     return true;
   }
 
+  /**
+   * Records a reading learnt from elsewhere (another instance, shared state) unless this registry
+   * has the device's same or a newer `seq` already. False when older or with no room.
+   */
+  recordIfNewer(reading: Reading): boolean {
+    const last = this.last(reading.tenantId, reading.deviceId);
+    if (last !== undefined && last.seq >= reading.seq) return false;
+    return this.record(reading);
+  }
+
   /** Whether `record` would keep a reading of this device: it is known, or there is room for it. */
   accepts(tenantId: string, deviceId: string): boolean {
     const tenant = this.#tenants.get(tenantId);
