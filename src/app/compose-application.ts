@@ -116,7 +116,7 @@ export function composeApplication(config: AppConfig, log: Logger, extend?: (app
     socketIo.close();
     telemetry.hub.closeAll('shutdown');
   });
-  mapDeviceEndpoints(web.routes.group('/v1'), telemetry.registry);
+  mapDeviceEndpoints(web.routes.group('/v1'), telemetry.registry, telemetry.lastValues && ((tenantId) => telemetry.lastValues!.refreshTenant(tenantId)));
   const dashboard = mapDashboardEndpoints(web.routes);
   if (dashboard.files === 0) log.warn({ dir: DASHBOARD_DIR }, 'dashboard not built; / answers 404');
 

@@ -11,14 +11,18 @@ interface ListArgs {
   cursor: string | undefined;
 }
 
-/** `GET /v1/devices?limit=&cursor=` (contract "Devices (REST)"): the caller's own tenant only. */
-export function mapDeviceEndpoints(v1: EndpointGroup, registry: DeviceRegistry): void {
+/**
+ * `GET /v1/devices?limit=&cursor=` (contract "Devices (REST)"): the caller's own tenant only.
+ * `refresh` (a cluster) brings the tenant's devices up to date from shared state first.
+ */
+export function mapDeviceEndpoints(v1: EndpointGroup, registry: DeviceRegistry, refresh?: (tenantId: string) => Promise<void>): void {
   v1.get<ListArgs>(
     '/devices',
-    ({ http, args }) => {
+    async ({ http, args }) => {
       // Set by authentication for the whole request; the endpoint requires a signed-in user.
       const tenantId = currentTenant();
       if (tenantId === undefined) throw new Error(`${http.originalPath} ran without a tenant context`);
+      await refresh?.(tenantId);
       try {
         const page = registry.list(tenantId, args);
         return Results.json(

@@ -12,7 +12,7 @@ export function inProcessMembership(management: ManagementService): GroupMembers
   return {
     group: (groupName) => ({
       addConnection: async (connectionId) => {
-        const joined = management.addConnectionToGroup(groupName, connectionId);
+        const joined = await management.addConnectionToGroup(groupName, connectionId);
         if (joined === 'unknown-connection') {
           throw Object.assign(new Error(`Connection '${connectionId}' does not exist.`), { statusCode: 404 });
         }
@@ -21,7 +21,7 @@ export function inProcessMembership(management: ManagementService): GroupMembers
         }
       },
       listConnections: async function* () {
-        yield* management.groupConnections(groupName);
+        yield* await management.groupConnections(groupName);
       },
     }),
   };

@@ -36,7 +36,10 @@ export function wireServerless(app: Application, log: Logger): void {
   app.server.onClosing(() => endpoint.closeAll());
 
   mapClientHub(web.routes, endpoint, auth, app.upgrades);
-  const management = createManagementService(telemetry.hub, { relayedReadings: new RelayedReadingGate(config.hub.maxDevices) });
+  const management = createManagementService(telemetry.hub, {
+    relayedReadings: new RelayedReadingGate(config.hub.maxDevices),
+    ...(telemetry.peers ? { peers: telemetry.peers } : {}),
+  });
   mapManagementApi(
     web.routes,
     createManagementHandler({ service: management, hubName: auth.hubName, accessKey: auth.accessKey, publicBaseUrls, maxMessageBytes: config.hub.maxMessageBytes }),

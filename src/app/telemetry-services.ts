@@ -8,6 +8,7 @@ import { RedisBackplane } from '../backplane/redis-backplane.js';
 import { ClusterRedis } from '../cluster/cluster-redis.js';
 import { LeasedSource } from '../cluster/leased-source.js';
 import { RedisIngestLease } from '../cluster/redis-ingest-lease.js';
+import { RedisPeerConnections } from '../cluster/redis-peer-connections.js';
 import { RedisSeqAllocator } from '../cluster/redis-seq-allocator.js';
 import { RefreshingBackplane } from '../cluster/refreshing-backplane.js';
 import { SharedLastValues } from '../cluster/shared-last-values.js';
@@ -34,6 +35,10 @@ export interface TelemetryServices {
   broker: EmbeddedBroker | undefined;
   /** Present with Redis: whether this instance is the one reading the external MQTT broker. */
   lease: RedisIngestLease | undefined;
+  /** Present with Redis: each device's last reading shared by the instances. */
+  lastValues: SharedLastValues | undefined;
+  /** Present with Redis: the management API's way to the instance that has a connection. */
+  peers: RedisPeerConnections | undefined;
   /** In start order: backplane, cluster state, ingest lease, broker, hub, checkpoint store, ingestion, simulator. */
   services: HostedService[];
 }
@@ -61,6 +66,7 @@ export function createTelemetryServices(config: AppConfig, log: Logger, lifetime
   backplane?.onMessage((envelope) => {
     if (envelope.kind === 'group' && envelope.message.kind === 'reading') registry.recordIfNewer(envelope.message.data as Reading);
   });
+  const peers = state ? new RedisPeerConnections({ url: config.redisUrl!, keyPrefix, pub: state.client, log: categoryLogger(log, config, 'Cluster') }) : undefined;
   const lease = state
     ? new RedisIngestLease({
         redis: state.client,
@@ -100,13 +106,13 @@ export function createTelemetryServices(config: AppConfig, log: Logger, lifetime
       })
     : undefined;
   if (backplane) services.push(backplane);
-  if (state && lease && lastValues) {
+  if (state && lease && lastValues && peers) {
     const clusterLog = categoryLogger(log, config, 'Cluster');
     services.push(state, {
       name: 'shared-last-values',
       start: async () => clusterLog.info({ devices: await lastValues.load() }, 'last values loaded from redis'),
       stop: async () => undefined,
-    }, lease);
+    }, peers, lease);
   }
   if (broker) services.push(broker);
   services.push({
@@ -180,5 +186,5 @@ export function createTelemetryServices(config: AppConfig, log: Logger, lifetime
       }),
     );
   }
-  return { hub, backplane, registry, pipeline, ingestion, broker, lease, services };
+  return { hub, backplane, registry, pipeline, ingestion, broker, lease, lastValues, peers, services };
 }

@@ -33,9 +33,9 @@ const HUB_NAME = /^[A-Za-z][A-Za-z0-9_`,.[\]]{0,127}$/;
  * (400), bearer token (401), then the operation. Status codes follow the service: 200 add to
  * group (404 unknown connection), 204 remove/close (idempotent), 202 sends, 200/404 HEAD, 200
  * `{ value: [{ connectionId, userId }] }` listing a group's connections (api-version 2024-12-01's operation).
- * Connections are this node's (the hub's local view), except that sends (to a group, all, a user
- * or a connection) also reach other nodes through the backplane; a send to a connection that is
- * not here answers 202 when another node may have it (as the service does), else 404.
+ * A connection operation reaches the instance that has the connection, whichever instance the
+ * request arrives at (404 only when none has it); listing a group lists its members on every
+ * instance; sends reach every instance through the backplane.
  */
 export function createManagementHandler(options: ManagementHandlerOptions): ManagementHandler {
   const { service } = options;
@@ -78,21 +78,21 @@ export function createManagementHandler(options: ManagementHandlerOptions): Mana
     return operate(route, ours, method, req, fail);
   };
 
-  function operate(
+  async function operate(
     route: Exclude<ManagementRoute, { op: 'health' }>,
     ours: boolean,
     method: string,
     req: ManagementRequest,
     fail: (key: ErrorKey, detail: string) => ManagementResponse,
-  ): ManagementResponse {
+  ): Promise<ManagementResponse> {
     switch (route.op) {
       case 'groupConnection':
         if (method === 'DELETE') {
-          if (ours) service.removeConnectionFromGroup(route.group, route.connectionId);
+          if (ours) await service.removeConnectionFromGroup(route.group, route.connectionId);
           return { status: 204 };
         }
         if (ours) {
-          const joined = service.addConnectionToGroup(route.group, route.connectionId);
+          const joined = await service.addConnectionToGroup(route.group, route.connectionId);
           if (joined === 'joined') return { status: 200 };
           if (joined === 'group-limit') {
             return fail('HUB_LIMIT', `Connection '${route.connectionId}' is in ${service.maxGroupsPerConnection} groups already (Hub:MaxGroupsPerConnection).`);
@@ -100,13 +100,13 @@ export function createManagementHandler(options: ManagementHandlerOptions): Mana
         }
         return fail('MGMT_UNKNOWN_CONNECTION', `Connection '${route.connectionId}' does not exist.`);
       case 'groupConnections': {
-        // One page holds every member: a group's members on one node are few enough to list at once.
-        const value = ours ? service.groupConnections(route.group).map(({ connectionId, userId }) => (userId === undefined ? { connectionId } : { connectionId, userId })) : [];
+        // One page holds every member: a group's members are few enough to list at once.
+        const value = ours ? (await service.groupConnections(route.group)).map(({ connectionId, userId }) => (userId === undefined ? { connectionId } : { connectionId, userId })) : [];
         return { status: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify({ value }) };
       }
       case 'connection':
-        if (method === 'HEAD') return { status: ours && service.connectionExists(route.connectionId) ? 200 : 404 };
-        if (ours) service.closeConnection(route.connectionId);
+        if (method === 'HEAD') return { status: ours && (await service.connectionExists(route.connectionId)) ? 200 : 404 };
+        if (ours) await service.closeConnection(route.connectionId);
         return { status: 204 };
       case 'sendToGroup':
       case 'sendToAll':
@@ -125,7 +125,7 @@ export function createManagementHandler(options: ManagementHandlerOptions): Mana
           service.sendToAll(body.dataType, body.data);
         } else if (route.op === 'sendToUser') {
           service.sendToUser(route.userId, body.dataType, body.data);
-        } else if (!service.sendToConnection(route.connectionId, body.dataType, body.data)) {
+        } else if (!(await service.sendToConnection(route.connectionId, body.dataType, body.data))) {
           return fail('MGMT_UNKNOWN_CONNECTION', `Connection '${route.connectionId}' does not exist.`);
         }
         return { status: 202 };

@@ -2,6 +2,7 @@ import type { Hub } from '../hub/hub.js';
 import { HubOutboundMessage } from '../hub/outbound-message.js';
 import type { DataType } from '../hub/types.js';
 import { groupSendKind } from './group-send-kind.js';
+import type { PeerConnections, PeerReply, PeerRequest } from './peer-connections.js';
 import type { RelayedReadingGate } from './relayed-reading-gate.js';
 
 /** The outcome of adding a connection to a group. */
@@ -11,23 +12,23 @@ export type GroupJoin = 'joined' | 'group-limit' | 'unknown-connection';
  * The management operations on this hub, without HTTP: the REST API (management-handler.ts) calls
  * them after checking route, api-version and token, and code running inside the hub process (the
  * `subscribe` function served under `/api`) calls them directly instead of over loopback HTTP.
- * Connections and group members are this node's (the hub's local view); sends also reach other
- * nodes through the backplane.
+ * A connection operation runs here when the connection is here, else on the instance that has it
+ * (`peers`); sends also reach other nodes through the backplane.
  */
 export interface ManagementService {
   /** `Hub:MaxGroupsPerConnection`, for the message of a refused join. */
   readonly maxGroupsPerConnection: number;
-  connectionExists(connectionId: string): boolean;
-  addConnectionToGroup(group: string, connectionId: string): GroupJoin;
-  removeConnectionFromGroup(group: string, connectionId: string): void;
-  /** The group's members on this node. */
-  groupConnections(group: string): { connectionId: string; userId: string | undefined }[];
-  closeConnection(connectionId: string): void;
+  connectionExists(connectionId: string): Promise<boolean>;
+  addConnectionToGroup(group: string, connectionId: string): Promise<GroupJoin>;
+  removeConnectionFromGroup(group: string, connectionId: string): Promise<void>;
+  /** The group's members on every instance. */
+  groupConnections(group: string): Promise<{ connectionId: string; userId: string | undefined }[]>;
+  closeConnection(connectionId: string): Promise<void>;
   sendToGroup(group: string, dataType: DataType, data: unknown): void;
   sendToAll(dataType: DataType, data: unknown): void;
   sendToUser(userId: string, dataType: DataType, data: unknown): void;
-  /** False when no node can have the connection (no such connection here, and no backplane). */
-  sendToConnection(connectionId: string, dataType: DataType, data: unknown): boolean;
+  /** False when no instance has the connection. */
+  sendToConnection(connectionId: string, dataType: DataType, data: unknown): Promise<boolean>;
 }
 
 export interface ManagementServiceOptions {
@@ -37,17 +38,29 @@ export interface ManagementServiceOptions {
    * what it cannot tell apart.
    */
   relayedReadings?: RelayedReadingGate;
+  /** The other instances (a cluster): connection operations reach the instance that has the connection. */
+  peers?: PeerConnections;
 }
 
 export function createManagementService(hub: Hub, options: ManagementServiceOptions = {}): ManagementService {
   const server = (dataType: DataType, data: unknown) => new HubOutboundMessage({ kind: 'server' }, dataType, data);
+  const { peers } = options;
+  peers?.serve((request) => answerLocally(hub, request));
+  /** Here when the connection is here, else on the instance that has it; undefined when none has it. */
+  const onOwner = async (request: PeerRequest & { connectionId: string }): Promise<PeerReply | undefined> => {
+    if (hub.hasConnection(request.connectionId)) return answerLocally(hub, request);
+    return (await peers?.ask(request))?.find((reply) => reply.found);
+  };
   return {
     maxGroupsPerConnection: hub.maxGroupsPerConnection,
-    connectionExists: (connectionId) => hub.hasConnection(connectionId),
-    addConnectionToGroup: (group, connectionId) => hub.tryJoin(connectionId, group),
-    removeConnectionFromGroup: (group, connectionId) => void hub.leave(connectionId, group),
-    groupConnections: (group) => hub.membersOf(group),
-    closeConnection: (connectionId) => void hub.closeConnection(connectionId, 'kicked'),
+    connectionExists: async (connectionId) => (await onOwner({ op: 'exists', connectionId })) !== undefined,
+    addConnectionToGroup: async (group, connectionId) => (await onOwner({ op: 'join', connectionId, group }))?.join ?? 'unknown-connection',
+    removeConnectionFromGroup: async (group, connectionId) => void (await onOwner({ op: 'leave', connectionId, group })),
+    groupConnections: async (group) => {
+      const remote = (await peers?.ask({ op: 'members', group })) ?? [];
+      return [...hub.membersOf(group), ...remote.flatMap((r) => r.members ?? []).map(({ connectionId, userId }) => ({ connectionId, userId }))];
+    },
+    closeConnection: async (connectionId) => void (await onOwner({ op: 'close', connectionId })),
     sendToGroup: (group, dataType, data) => {
       const kind = groupSendKind(group, dataType, data);
       if (kind === 'reading' && options.relayedReadings?.admit(group, (data as { seq: number }).seq) === false) return;
@@ -55,6 +68,32 @@ export function createManagementService(hub: Hub, options: ManagementServiceOpti
     },
     sendToAll: (dataType, data) => hub.sendToAll(server(dataType, data)),
     sendToUser: (userId, dataType, data) => hub.sendToUser(userId, server(dataType, data)),
-    sendToConnection: (connectionId, dataType, data) => hub.sendToConnection(connectionId, server(dataType, data)),
+    sendToConnection: async (connectionId, dataType, data) => {
+      if (hub.hasConnection(connectionId)) return hub.sendToConnection(connectionId, server(dataType, data));
+      // Without peers to ask, the backplane may still reach it (202, as the service answers).
+      if (peers === undefined) return hub.sendToConnection(connectionId, server(dataType, data));
+      if ((await onOwner({ op: 'exists', connectionId })) === undefined) return false;
+      return hub.sendToConnection(connectionId, server(dataType, data));
+    },
   };
+}
+
+/** What this instance does with a request about its own connections. */
+function answerLocally(hub: Hub, request: PeerRequest): PeerReply {
+  switch (request.op) {
+    case 'members':
+      return { found: true, members: hub.membersOf(String(request.group)) };
+    case 'exists':
+      return { found: hub.hasConnection(String(request.connectionId)) };
+    case 'join': {
+      if (!hub.hasConnection(String(request.connectionId))) return { found: false };
+      return { found: true, join: hub.tryJoin(String(request.connectionId), String(request.group)) };
+    }
+    case 'leave':
+      return { found: hub.leave(String(request.connectionId), String(request.group)) };
+    case 'close':
+      return { found: hub.closeConnection(String(request.connectionId), 'kicked') };
+    default:
+      return { found: false };
+  }
 }
