@@ -1,4 +1,5 @@
 import { createServer, connect, type Server } from 'node:net';
+import { WebPubSubServiceClient } from '@azure/web-pubsub';
 import { Redis } from 'ioredis';
 import mqtt, { type MqttClient } from 'mqtt';
 import type { Socket } from 'socket.io-client';
@@ -28,6 +29,7 @@ const MOSQUITTO = 'mqtt://127.0.0.1:1883';
 const run = `${process.pid}${Date.now().toString(36)}`;
 const hubName = `cluster${run}`;
 const LEASE_SECONDS = 1.5;
+const ACCESS_KEY = `cluster-access-key-${run}-0123456789abcdef`;
 
 interface WireReading {
   tenantId: string;
@@ -72,6 +74,7 @@ describe('issue 14: three instances are one hub', () => {
       `--ConnectionStrings:mqtt=${MOSQUITTO}`,
       `--Hub:Name=${hubName}`,
       `--Cluster:IngestLeaseSeconds=${LEASE_SECONDS}`,
+      `--Hub:AccessKey=${ACCESS_KEY}`,
     ];
     // The first one takes the lease; the others stand by.
     for (let i = 0; i < 3; i++) hubs.push(await startChildHub(args));
@@ -154,6 +157,38 @@ describe('issue 14: three instances are one hub', () => {
     expect(list.items).toEqual([expect.objectContaining({ deviceId: 'quiet', last: expect.objectContaining({ seq: 1, data: { n: 7 } }) })]);
     const [onC] = await subscribers(tenant, 'quiet', [c]);
     expect(onC!.last).toMatchObject({ tenantId: tenant, deviceId: 'quiet', seq: 1, data: { n: 7 } });
+  }, 60_000);
+
+  it('the management API works whichever instance receives it: a connection on B is checked, joined to a group, listed, sent to, removed and closed through A', async ({ skip }) => {
+    if (!available) return skip();
+    const [a, b] = hubs as [ChildHub, ChildHub];
+    const service = new WebPubSubServiceClient(`Endpoint=${a.url};AccessKey=${ACCESS_KEY};Version=1.0;`, hubName, { allowInsecureConnection: true, retryOptions: { maxRetries: 0 } });
+    const onB = await connectClient(b.url, await userToken(`mgmt-${run}`), false);
+    let disconnected = false;
+    onB.client.on('disconnected', () => (disconnected = true));
+    const id = onB.connectionId;
+
+    expect(await service.connectionExists(id)).toBe(true);
+    expect(await service.connectionExists('no-such-connection')).toBe(false);
+    await service.group('ops').addConnection(id);
+    const members: string[] = [];
+    for await (const m of await service.group('ops').listConnections()) members.push(m.connectionId);
+    expect(members).toEqual([id]);
+    await service.group('ops').sendToAll({ to: 'group' });
+    await service.sendToConnection(id, { to: 'connection' });
+    await eventually(() => onB.group.length === 1 && onB.server.length === 1, 15_000, 'the group and connection sends on B');
+    expect(onB.group[0]!.data).toEqual({ to: 'group' });
+    expect(onB.server[0]!.data).toEqual({ to: 'connection' });
+    await expect(service.group('ops').addConnection('no-such-connection')).rejects.toMatchObject({ statusCode: 404 });
+
+    await service.group('ops').removeConnection(id);
+    const after: string[] = [];
+    for await (const m of await service.group('ops').listConnections()) after.push(m.connectionId);
+    expect(after).toEqual([]);
+    await service.closeConnection(id);
+    await eventually(() => disconnected, 15_000, 'the connection on B closed');
+    expect(await service.connectionExists(id)).toBe(false);
+    onB.client.stop();
   }, 60_000);
 
   it('kill -9 of the ingester under load: a standby takes over within the lease, no reading is lost, survivors get the same readings with one seq, its clients continue elsewhere with last, no other tenant sees a reading', async ({ skip }) => {
