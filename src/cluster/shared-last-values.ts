@@ -15,6 +15,7 @@ export class SharedLastValues {
   readonly #prefix: string;
   readonly #registry: DeviceRegistry;
   readonly #faults: LogThrottle;
+  readonly #tenantReads = new Map<string, Promise<void>>();
 
   constructor(redis: Redis, options: { keyPrefix: string; registry: DeviceRegistry; log: Logger }) {
     this.#redis = redis;
@@ -45,6 +46,27 @@ export class SharedLastValues {
       this.#faults.warn({ err: { message: (err as Error).message } }, 'last values not loaded');
     }
     return loaded;
+  }
+
+  /**
+   * Takes a tenant's devices into the registry (for its device list). At most one read per tenant
+   * is in flight; callers meanwhile share it. Never rejects.
+   */
+  refreshTenant(tenantId: string): Promise<void> {
+    const running = this.#tenantReads.get(tenantId);
+    if (running !== undefined) return running;
+    if (this.#redis.status !== 'ready') return Promise.resolve();
+    const read = this.#redis
+      .hgetall(this.#tenantKey(tenantId))
+      .then(
+        (devices) => {
+          for (const text of Object.values(devices)) this.#take(tenantId, text);
+        },
+        (err: Error) => this.#faults.warn({ err: { message: err.message } }, 'last values not read'),
+      )
+      .finally(() => this.#tenantReads.delete(tenantId));
+    this.#tenantReads.set(tenantId, read);
+    return read;
   }
 
   /** Takes one device group's last reading into the registry. Never rejects. */
