@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { composeApplication } from '../../src/app/compose-application.js';
 import { loadConfig } from '../../src/app/load-app-config.js';
+import { loadMigrations, migrate } from '../../src/db/migrations.js';
+import { openConnector } from '../../src/db/open-connector.js';
 import { createRootLogger } from '../../src/host/logging.js';
 import { Results } from '../../src/host/pipeline/results.js';
 import { BENCH } from '../harness/bench-config.js';
@@ -25,6 +27,7 @@ interface HubArgs {
  * endpoint is the host's own (`GET /client/hubs/{hub}`, src/app/serverless-wiring.ts).
  */
 const args = processArgs<HubArgs>();
+const contentRoot = mkdtempSync(join(tmpdir(), 'hub-bench-'));
 const config = loadConfig({
   args: [
     '--Http:Port=0',
@@ -35,6 +38,8 @@ const config = loadConfig({
     `--Ingestion:Mqtt:ClientId=${args.clientId}`,
     `--Throttle:MaxPerSecondPerDevice=${args.throttlePerSecond}`,
     '--Simulator:Devices=0',
+    // One embedded database per process (two instances of a scale-out run side by side).
+    `--Database:DataDirectory=${join(contentRoot, 'data')}`,
     `--Hub:Name=${BENCH.hubName}`,
     `--Hub:AccessKey=${BENCH.accessKey}`,
     `--Auth:Jwt:Secret=${BENCH.jwt.secret}`,
@@ -58,8 +63,13 @@ const config = loadConfig({
     ...(args.extraArgs ?? []),
   ],
   env: { HUB_ENVIRONMENT: 'Production' },
-  contentRoot: mkdtempSync(join(tmpdir(), 'hub-bench-')),
+  contentRoot,
 });
+
+// Production does not migrate at start (`npm run migrate` does): the bench's fresh embedded database is migrated here.
+const connector = await openConnector(config.database, { warn: () => undefined });
+await migrate(connector, loadMigrations(config.database.migrationsDirectory));
+await connector.close();
 
 const app = composeApplication(config, createRootLogger(config), (a) => {
   a.web.routes.get('/bench/json', () => Results.json(BENCH_JSON), { metadata: { allowAnonymous: true, rateLimit: false } });
