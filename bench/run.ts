@@ -8,6 +8,7 @@ import { runHttp } from './scenarios/http.js';
 import { runIdleMemory, type MemoryResult } from './scenarios/idle-memory.js';
 import { inProcessTable, runInProcess } from './scenarios/in-process.js';
 import { runIngestion } from './scenarios/ingestion.js';
+import { CLUSTER_LAYOUTS, clusterTable, runClusterCase, type ClusterCase } from './scenarios/cluster.js';
 import { fanoutTable, goalsTable, httpTable, ingestTable, memoryTable } from './report.js';
 import { TARGETS, type Target } from './scenarios/targets.js';
 
@@ -21,7 +22,7 @@ import { TARGETS, type Target } from './scenarios/targets.js';
 const argv = process.argv.slice(2);
 const flag = (name: string) => argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
 const opts = benchOptions(argv.includes('--quick'));
-const only = new Set((flag('only') ?? 'fanout,memory,http,ingest,inprocess').split(','));
+const only = new Set((flag('only') ?? 'fanout,memory,http,ingest,inprocess,cluster').split(','));
 const onlyTargets = flag('targets')?.split(',');
 const onlyBrokers = flag('brokers')?.split(',');
 if (flag('sizes')) opts.fanoutSizes = flag('sizes')!.split(',').map(Number);
@@ -97,6 +98,23 @@ if (only.has('ingest')) {
 }
 
 if (only.has('inprocess')) show(inProcessTable(await runInProcess(opts.quick)));
+
+if (only.has('cluster')) {
+  const redisUp = await portOpen(6379);
+  if (!mosquittoUp || !redisUp) {
+    console.log('\nscale-out: skipped (needs Mosquitto at 1883 and Redis at 6379)');
+  } else {
+    const cases: ClusterCase[] = [];
+    for (const layout of CLUSTER_LAYOUTS.filter((l) => flag('layouts') === undefined || flag('layouts')!.split(',').includes(String(CLUSTER_LAYOUTS.indexOf(l) + 1)))) {
+      const t0 = Date.now();
+      const c = await runClusterCase(opts, layout, Math.min(...opts.fanoutSizes));
+      if (c.error) failures++;
+      console.log(`scale-out ${layout.label}: ${c.error ? `ERROR ${c.error}` : `max ${Math.round(c.best?.delivered ?? 0)}/s; ${c.stop}`} (${((Date.now() - t0) / 1000).toFixed(0)} s)`);
+      cases.push(c);
+    }
+    show(clusterTable(opts, cases));
+  }
+}
 
 show(goalsTable(opts, { fanout, memory, http, ingest }));
 console.log(`\ntotal ${((Date.now() - started) / 1000).toFixed(0)} s${failures ? `; ${failures} scenario(s) could not run` : ''}`);
