@@ -1,3 +1,4 @@
+import mqtt from 'mqtt';
 import type { Socket } from 'socket.io-client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readingMessage } from '../../src/hub/outbound-message.js';
@@ -5,6 +6,7 @@ import { waitFor } from '../eventhubs/wait-for.js';
 import { startChildHub } from '../support/child-hub.js';
 import { connectTelemetry, eventually, startApp, userToken, type RunningApp } from '../support/app-harness.js';
 import { privateRedis, redisUrl, requireCommand, type PrivateServer } from '../support/private-server.js';
+import { requireService } from '../support/services.js';
 
 /** Reconnects back off to one attempt per 5 s (bounded-redis-options): recovery within that and some. */
 const RECOVERY_MS = 15_000;
@@ -122,5 +124,46 @@ describe('issue 14: a Redis that is down or lost is survived, never amplified', 
     await eventually(() => onB.length > seen, 3000, 'cross-instance delivery after Redis returned');
     expect(onB.at(-1)).toEqual(reading('d2', 4));
     expect(onA.at(-1)).toEqual(reading('d2', 4));
+  }, 60_000);
+
+  it('Redis restarted mid-run with MQTT readings flowing: the lease is taken again, cross-instance delivery resumes, and seq goes on increasing', async ({ skip }) => {
+    if (!available || !(await requireService('Mosquitto', 1883))) return skip();
+    redis = await privateRedis();
+    await redis.start();
+    const hubName = `restart${process.pid}x${Date.now().toString(36)}`;
+    for (let i = 0; i < 2; i++) {
+      apps.push(await startApp([`--ConnectionStrings:redis=${redisUrl(redis)}`, `--Hub:Name=${hubName}`, '--ConnectionStrings:mqtt=mqtt://127.0.0.1:1883', '--Cluster:IngestLeaseSeconds=1']));
+    }
+    const [a, b] = apps as [RunningApp, RunningApp];
+    await eventually(() => a.app.telemetry.lease!.held && a.app.telemetry.ingestion.connected, 10_000, 'A ingesting');
+    const onB: { seq: number; data: { n: number } }[] = [];
+    const socket = await connectTelemetry(b.url, await userToken('t'));
+    sockets.push(socket);
+    await socket.emitWithAck('subscribe', { deviceId: 'r1' });
+    socket.on('reading', (r: { seq: number; data: { n: number } }) => onB.push(r));
+    const device = await mqtt.connectAsync('mqtt://127.0.0.1:1883', { clientId: `restart-dev-${hubName}` });
+    const publish = (n: number) => device.publishAsync('tenants/t/devices/r1/telemetry', JSON.stringify({ n }), { qos: 1 });
+    try {
+      await publish(1);
+      await eventually(() => onB.length === 1, 10_000, 'reading 1 on B');
+
+      await redis.stop();
+      await redis.start();
+      // A Redis that restarted empty: the lease is free and taken again, the subscriptions come back.
+      for (const app of [a, b]) await waitFor('ready 200 once Redis is back', async () => (await ready(app)).status === 200, RECOVERY_MS);
+      await eventually(() => apps.some((app) => app.app.telemetry.lease!.held), 10_000, 'an ingester again');
+      for (let n = 2; n <= 3; n++) {
+        await publish(n);
+        await eventually(() => onB.some((r) => r.data.n === n), 10_000, `reading ${n} on B after the restart`);
+      }
+      // Redis lost the counter; the ingester raised it to its own last seq instead of starting over.
+      const seqs = onB.map((r) => r.seq);
+      expect(seqs).toEqual([...seqs].sort((x, y) => x - y));
+      expect(new Set(seqs).size).toBe(seqs.length);
+    } finally {
+      await device.endAsync();
+      // The cluster's persistent session on the shared broker.
+      await (await mqtt.connectAsync('mqtt://127.0.0.1:1883', { protocolVersion: 5, clientId: a.app.config.mqtt.clientId, clean: true, reconnectPeriod: 0 })).endAsync();
+    }
   }, 60_000);
 });
