@@ -5,13 +5,11 @@ import type { HostedService } from '../host/lifecycle/hosted-service.js';
 import type { ApplicationLifetime } from '../host/lifecycle/application-lifetime.js';
 import { categoryLogger } from '../host/logging.js';
 import { RedisBackplane } from '../backplane/redis-backplane.js';
-import { ClusterRedis } from '../cluster/cluster-redis.js';
 import { LeasedSource } from '../cluster/leased-source.js';
-import { RedisIngestLease } from '../cluster/redis-ingest-lease.js';
-import { RedisPeerConnections } from '../cluster/redis-peer-connections.js';
-import { RedisSeqAllocator } from '../cluster/redis-seq-allocator.js';
-import { RefreshingBackplane } from '../cluster/refreshing-backplane.js';
-import { SharedLastValues } from '../cluster/shared-last-values.js';
+import type { RedisIngestLease } from '../cluster/redis-ingest-lease.js';
+import type { RedisPeerConnections } from '../cluster/redis-peer-connections.js';
+import type { SharedLastValues } from '../cluster/shared-last-values.js';
+import { createClusterParts } from './cluster-wiring.js';
 import { DeviceRegistry } from '../hub/device-registry.js';
 import { Hub } from '../hub/hub.js';
 import { IngestionService } from '../ingest/ingestion-service.js';
@@ -22,7 +20,6 @@ import { EmbeddedBrokerSource } from '../ingest/mqtt/embedded-broker-source.js';
 import { MqttSource } from '../ingest/mqtt/mqtt-source.js';
 import { ReadingPipeline } from '../ingest/reading-pipeline.js';
 import type { IngestionSource } from '../ingest/source.js';
-import type { Reading } from '../protocol/reading.js';
 import { SimulatorService } from '../simulator/simulator-service.js';
 
 export interface TelemetryServices {
@@ -49,46 +46,28 @@ export function createTelemetryServices(config: AppConfig, log: Logger, lifetime
   const backplane = config.redisUrl
     ? new RedisBackplane({ url: config.redisUrl, hubName: config.hub.name, log: categoryLogger(log, config, 'Hub.Backplane') })
     : undefined;
-  const state = config.redisUrl ? new ClusterRedis({ url: config.redisUrl, log: categoryLogger(log, config, 'Cluster') }) : undefined;
-  const keyPrefix = `telemetry-hub:${config.hub.name}:`;
-  const lastValues = state ? new SharedLastValues(state.client, { keyPrefix, registry, log: categoryLogger(log, config, 'Cluster') }) : undefined;
+  const cluster = backplane ? createClusterParts(config, log, clock, registry, backplane) : undefined;
   // Readings go to the backplane like any group send: the instance that ingests a reading is the
   // only one that has it (one lease holder reads the external broker, a device is on one embedded
   // broker, a partition has one owner), and every instance delivers it to its own subscribers.
   const hub = new Hub({
-    ...(backplane ? { backplane: lastValues ? new RefreshingBackplane(backplane, (group) => lastValues.refresh(group)) : backplane } : {}),
-    readingsFanOut: 'backplane',
+    ...(cluster ? { backplane: cluster.hubBackplane } : {}),
     maxGroupsPerConnection: config.hub.maxGroupsPerConnection,
     maxConnectionsPerUser: config.hub.maxConnectionsPerUser,
     maxConnectionsPerTenant: config.hub.maxConnectionsPerTenant,
   });
-  // Readings other instances accepted keep this one's `last` and device list current for the devices it watches.
-  backplane?.onMessage((envelope) => {
-    if (envelope.kind === 'group' && envelope.message.kind === 'reading') registry.recordIfNewer(envelope.message.data as Reading);
-  });
-  const peers = state ? new RedisPeerConnections({ url: config.redisUrl!, keyPrefix, pub: state.client, log: categoryLogger(log, config, 'Cluster') }) : undefined;
-  const lease = state
-    ? new RedisIngestLease({
-        redis: state.client,
-        key: `${keyPrefix}ingest-lease`,
-        ttlMs: config.cluster.ingestLeaseMs,
-        clock,
-        instanceId: config.hub.instanceId,
-        log: categoryLogger(log, config, 'Cluster'),
-      })
-    : undefined;
   const pipeline = new ReadingPipeline({
     registry,
-    publish: lastValues
+    publish: cluster
       ? (reading) => {
           hub.publishReading(reading);
-          lastValues.write(reading);
+          cluster.lastValues.write(reading);
         }
       : hub.publishReading.bind(hub),
     logger: categoryLogger(log, config, 'Ingestion'),
     clock,
     maxPerSecond: config.throttle.maxPerSecondPerDevice,
-    ...(state ? { seq: new RedisSeqAllocator(state.client, { keyPrefix: `${keyPrefix}seq:` }) } : {}),
+    ...(cluster ? { seq: cluster.seq } : {}),
   });
 
   const services: HostedService[] = [];
@@ -106,14 +85,8 @@ export function createTelemetryServices(config: AppConfig, log: Logger, lifetime
       })
     : undefined;
   if (backplane) services.push(backplane);
-  if (state && lease && lastValues && peers) {
-    const clusterLog = categoryLogger(log, config, 'Cluster');
-    services.push(state, {
-      name: 'shared-last-values',
-      start: async () => clusterLog.info({ devices: await lastValues.load() }, 'last values loaded from redis'),
-      stop: async () => undefined,
-    }, peers, lease);
-  }
+  if (cluster) services.push(...cluster.services);
+
   if (broker) services.push(broker);
   services.push({
     name: 'hub',
@@ -135,7 +108,7 @@ export function createTelemetryServices(config: AppConfig, log: Logger, lifetime
     });
     // Every instance could read the shared broker; one does, so each reading is numbered and
     // throttled once for the cluster.
-    sources.push(lease ? new LeasedSource(source, lease, mqttLog) : source);
+    sources.push(cluster ? new LeasedSource(source, cluster.lease, mqttLog) : source);
   }
   if (!broker && config.mqtt.url === undefined && !config.eventHubs.connectionString) {
     // Legitimate when readings arrive only through the management API (the serverless path), but
@@ -186,5 +159,5 @@ export function createTelemetryServices(config: AppConfig, log: Logger, lifetime
       }),
     );
   }
-  return { hub, backplane, registry, pipeline, ingestion, broker, lease, lastValues, peers, services };
+  return { hub, backplane, registry, pipeline, ingestion, broker, lease: cluster?.lease, lastValues: cluster?.lastValues, peers: cluster?.peers, services };
 }

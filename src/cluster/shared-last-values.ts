@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import type { BackplaneEnvelope } from '../hub/backplane.js';
 import type { DeviceRegistry } from '../hub/device-registry.js';
 import { LogThrottle } from '../host/log-throttle.js';
 import { isValidId, parseDeviceGroup, type Reading } from '../protocol/reading.js';
@@ -31,6 +32,15 @@ export class SharedLastValues {
     Promise.all([this.#redis.hset(this.#tenantKey(reading.tenantId), reading.deviceId, text), this.#redis.sadd(`${this.#prefix}tenants`, reading.tenantId)]).catch((err: Error) =>
       this.#faults.warn({ err: { message: err.message } }, 'last value not stored'),
     );
+  }
+
+  /** Takes a reading another instance sent to its device group into the registry (newer only). */
+  learn(envelope: BackplaneEnvelope): void {
+    if (envelope.kind !== 'group' || envelope.message.kind !== 'reading') return;
+    const device = parseDeviceGroup(envelope.group);
+    const reading = envelope.message.data as Reading;
+    if (device === null || reading?.tenantId !== device.tenantId || reading.deviceId !== device.deviceId || !Number.isSafeInteger(reading.seq)) return;
+    this.#registry.recordIfNewer(reading);
   }
 
   /** Takes every tenant's devices into the registry (newer local readings win). Never rejects. */

@@ -6,12 +6,6 @@ import type { CloseReason, HubConnection, OutboundMessage } from './types.js';
 export interface HubOptions {
   /** Carries group and broadcast sends to other nodes. Default: none (a single node). */
   backplane?: Backplane;
-  /**
-   * `local` when every node ingests every reading itself (MQTT: each node subscribes to all
-   * topics), so sending readings across the backplane would deliver them twice; `backplane` when
-   * sources are partitioned across nodes (Event Hubs). Default `backplane`.
-   */
-  readingsFanOut?: 'local' | 'backplane';
   /** Groups one connection may be in; a join beyond it is refused. Default 1000. */
   maxGroupsPerConnection?: number;
   /** Connections one user (a tenant's `userId`) may hold on this node. Default 100. */
@@ -42,7 +36,6 @@ export class Hub {
   /** Per group with local members: resolves once other nodes' sends to it reach this node. */
   readonly #watching = new Map<string, Promise<void>>();
   readonly #backplane: Backplane | undefined;
-  readonly #readingsLocal: boolean;
   readonly #maxGroups: number;
   readonly #maxPerUser: number;
   readonly #maxPerTenant: number;
@@ -52,7 +45,6 @@ export class Hub {
 
   constructor(options: HubOptions = {}) {
     this.#backplane = options.backplane;
-    this.#readingsLocal = options.readingsFanOut === 'local';
     this.#maxGroups = options.maxGroupsPerConnection ?? 1000;
     this.#maxPerUser = options.maxConnectionsPerUser ?? 100;
     this.#maxPerTenant = options.maxConnectionsPerTenant ?? 10_000;
@@ -201,11 +193,13 @@ export class Hub {
     return true;
   }
 
-  /** Sends a reading to its device group. */
+  /**
+   * Sends a reading to its device group, here and on other nodes: the node that accepted a reading
+   * is the only one that has it (one ingester per shared source, a partition's owner, a device's
+   * embedded broker).
+   */
   publishReading(reading: Reading): void {
-    const group = deviceGroup(reading.tenantId, reading.deviceId);
-    if (this.#readingsLocal) this.#deliverToGroup(group, readingMessage(reading));
-    else this.sendToGroup(group, readingMessage(reading));
+    this.sendToGroup(deviceGroup(reading.tenantId, reading.deviceId), readingMessage(reading));
   }
 
   /**
