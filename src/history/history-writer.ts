@@ -13,8 +13,6 @@ export interface HistoryWriterOptions {
   flushIntervalMs: number;
   clock: Clock;
   log: { warn(fields: object, message: string): void };
-  /** Called after each batch committed, with its readings (the bench measures writer lag here). */
-  onWritten?: (readings: readonly Reading[]) => void;
   /** Wait before retrying a batch the database refused (ms). Default 1000. */
   retryMs?: number;
   /** At most one "queue full" warning per this many ms. Default 10 000. */
@@ -32,6 +30,14 @@ export interface HistoryWriterStats {
   pending: number;
   /** Batches the database refused (each retried until it succeeds or the hub stops). */
   failedBatches: number;
+  /** Readings the database refused as data (e.g. a value out of range): not stored, logged. */
+  rejected: number;
+}
+
+/** SQLSTATE classes 22 (data exception) and 23 (integrity): the rows, not the connection, are at fault. */
+function refusedAsData(err: unknown): boolean {
+  const code = (err as { code?: unknown }).code;
+  return typeof code === 'string' && (code.startsWith('22') || code.startsWith('23'));
 }
 
 /**
@@ -55,8 +61,10 @@ export class HistoryWriter {
   #written = 0;
   #dropped = 0;
   #failedBatches = 0;
+  #rejected = 0;
   #lastWarn = -Infinity;
   #suppressed = 0;
+  readonly #observers: ((readings: readonly Reading[]) => void)[] = [];
 
   constructor(options: HistoryWriterOptions) {
     this.#o = options;
@@ -85,6 +93,11 @@ export class HistoryWriter {
     return out.sort((a, b) => a.seq - b.seq);
   }
 
+  /** Calls `fn` after each batch committed, with its readings (metrics; the bench measures writer lag). */
+  observe(fn: (readings: readonly Reading[]) => void): void {
+    this.#observers.push(fn);
+  }
+
   stats(): HistoryWriterStats {
     return {
       accepted: this.#accepted,
@@ -92,6 +105,7 @@ export class HistoryWriter {
       dropped: this.#dropped,
       pending: this.#queue.length + this.#inFlight.length,
       failedBatches: this.#failedBatches,
+      rejected: this.#rejected,
     };
   }
 
@@ -144,9 +158,20 @@ export class HistoryWriter {
       try {
         await this.#write(batch);
         this.#written += batch.length;
-        this.#o.onWritten?.(batch);
-      } catch (err) {
+        this.#notify(batch);
+      } catch (first) {
         this.#failedBatches++;
+        let err = first;
+        if (refusedAsData(err)) {
+          // Retrying the same rows would fail for ever and hold every reading behind them: store
+          // them one by one instead and leave out only the ones the database refuses.
+          try {
+            await this.#writeEach(batch, err);
+            continue;
+          } catch (again) {
+            err = again;
+          }
+        }
         // Back at the front, in order; the queue may briefly exceed its capacity by this batch.
         this.#queue.unshift(...batch);
         this.#o.log.warn({ err, readings: batch.length, pending: this.#queue.length }, 'history batch not stored; retrying');
@@ -158,6 +183,32 @@ export class HistoryWriter {
       }
     }
     this.#due = false;
+  }
+
+  #notify(batch: readonly Reading[]): void {
+    for (const observe of this.#observers) {
+      try {
+        observe(batch);
+      } catch (err) {
+        this.#o.log.warn({ err }, 'history observer failed');
+      }
+    }
+  }
+
+  async #writeEach(batch: readonly Reading[], cause: unknown): Promise<void> {
+    let rejected = 0;
+    for (const reading of batch) {
+      try {
+        await this.#write([reading]);
+      } catch (err) {
+        if (!refusedAsData(err)) throw err;
+        rejected++;
+      }
+    }
+    this.#rejected += rejected;
+    this.#written += batch.length - rejected;
+    this.#o.log.warn({ err: cause, rejected, stored: batch.length - rejected }, 'history readings refused by the database; stored the rest');
+    this.#notify(batch);
   }
 
   async #write(batch: readonly Reading[]): Promise<void> {

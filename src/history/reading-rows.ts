@@ -2,8 +2,9 @@ import type { Reading } from '../protocol/reading.js';
 
 /**
  * Readings cross into SQL as one JSON parameter expanded with jsonb_to_recordset: one round trip
- * per batch, no SQL built from values. Times stay integers (epoch ms) and become timestamptz by
- * interval arithmetic, which is exact, where to_timestamp(float) can be a microsecond off.
+ * per batch, no SQL built from values. Times (epoch ms, fractions allowed: a device's `ts` may
+ * carry microseconds) become timestamptz by interval arithmetic, exact to the microsecond
+ * timestamptz keeps.
  */
 export const EPOCH_MS = (column: string): string => `(timestamptz 'epoch' + ${column} * interval '1 millisecond')`;
 /** timestamptz → epoch ms as a JS number on both engines (extract gives an exact numeric). */
@@ -30,7 +31,7 @@ export function readingsParameter(readings: readonly Reading[]): string {
 
 export const INSERT_READINGS = `insert into readings (tenant_id, device_id, seq, ts, received_at, data)
 select current_setting('app.tenant_id'), x.d, x.s, ${EPOCH_MS('x.t')}, ${EPOCH_MS('x.r')}, x.j
-from jsonb_to_recordset($1::jsonb) as x(d text, s bigint, t bigint, r bigint, j jsonb)
+from jsonb_to_recordset($1::jsonb) as x(d text, s bigint, t float8, r float8, j jsonb)
 on conflict do nothing`;
 
 /**
@@ -39,7 +40,7 @@ on conflict do nothing`;
  */
 export const UPSERT_DEVICES = `insert into devices as d (tenant_id, device_id, first_seen, last_seen, last_seq, last_reading)
 select current_setting('app.tenant_id'), x.d, ${EPOCH_MS('x.f')}, ${EPOCH_MS('x.r')}, x.s, x.j
-from jsonb_to_recordset($1::jsonb) as x(d text, f bigint, r bigint, s bigint, j jsonb)
+from jsonb_to_recordset($1::jsonb) as x(d text, f float8, r float8, s bigint, j jsonb)
 on conflict (tenant_id, device_id) do update set
   last_seen = greatest(d.last_seen, excluded.last_seen),
   last_reading = case when excluded.last_seq > d.last_seq then excluded.last_reading else d.last_reading end,

@@ -59,6 +59,34 @@ export function runHistoryStoreContract(name: string, create: () => Promise<Stor
       expect(back).toEqual({ readings: sent.slice(0, 300).map(({ traceparent: _, ...r }) => r), truncated: false });
     });
 
+    it('keeps a fractional ts to the microsecond', async () => {
+      const w = writer();
+      const r = { ...reading('acme', device, 1), ts: 1_763_800_000_123.456 };
+      w.offer(r);
+      await w.drain();
+      const back = await new DatabaseHistoryReader(subject.database).readingsAfter('acme', device, 0, 10);
+      expect(back.readings[0]!.ts).toBe(1_763_800_000_123.456);
+    });
+
+    it('a reading the database refuses (a NUL in a string) is left out, counted and logged; the rest of its batch is stored', async () => {
+      const warnings: string[] = [];
+      const w = writer({ log: { warn: (_fields: object, message: string) => void warnings.push(message) } });
+      for (let seq = 1; seq <= 5; seq++) {
+        const r = reading('acme', device, seq);
+        if (seq === 3) r.data = { note: 'nul \u0000 here' };
+        w.offer(r);
+      }
+      await w.drain();
+      expect(w.stats()).toMatchObject({ written: 4, rejected: 1, pending: 0 });
+      expect(warnings).toContain('history readings refused by the database; stored the rest');
+      const back = await new DatabaseHistoryReader(subject.database).readingsAfter('acme', device, 0, 10);
+      expect(back.readings.map((x) => x.seq)).toEqual([1, 2, 4, 5]);
+      // The writer goes on: the next reading is stored in its own batch as usual.
+      w.offer(reading('acme', device, 6));
+      await w.drain();
+      expect(w.stats()).toMatchObject({ written: 5, rejected: 1 });
+    });
+
     it('flushes a batch that never fills once the flush interval passes', async () => {
       const w = writer({ batchSize: 1000, flushIntervalMs: 20 });
       w.offer(reading('acme', device, 1));
