@@ -20,6 +20,7 @@ import { EmbeddedBrokerSource } from '../ingest/mqtt/embedded-broker-source.js';
 import { MqttSource } from '../ingest/mqtt/mqtt-source.js';
 import { ReadingPipeline } from '../ingest/reading-pipeline.js';
 import type { IngestionSource } from '../ingest/source.js';
+import type { Reading } from '../protocol/reading.js';
 import { SimulatorService } from '../simulator/simulator-service.js';
 
 export interface TelemetryServices {
@@ -41,7 +42,14 @@ export interface TelemetryServices {
 }
 
 /** The main job: MQTT (embedded, external or both) or Event Hubs → validate → throttle → device groups on the hub. */
-export function createTelemetryServices(config: AppConfig, log: Logger, lifetime: ApplicationLifetime, clock: Clock): TelemetryServices {
+/** `accepted` receives every accepted reading before the throttle (history). */
+export function createTelemetryServices(
+  config: AppConfig,
+  log: Logger,
+  lifetime: ApplicationLifetime,
+  clock: Clock,
+  accepted?: (reading: Reading) => void,
+): TelemetryServices {
   const registry = new DeviceRegistry({ maxDevices: config.hub.maxDevices, maxDevicesPerTenant: config.hub.maxDevicesPerTenant });
   const backplane = config.redisUrl
     ? new RedisBackplane({ url: config.redisUrl, hubName: config.hub.name, log: categoryLogger(log, config, 'Hub.Backplane') })
@@ -68,6 +76,7 @@ export function createTelemetryServices(config: AppConfig, log: Logger, lifetime
     clock,
     maxPerSecond: config.throttle.maxPerSecondPerDevice,
     ...(cluster ? { seq: cluster.seq } : {}),
+    ...(accepted ? { accepted } : {}),
   });
 
   const services: HostedService[] = [];

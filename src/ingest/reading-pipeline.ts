@@ -26,6 +26,11 @@ export interface ReadingPipelineOptions {
   seq?: SeqAllocator;
   /** Readings waiting for their `seq` at most; more are dropped (`backlog`). Default 10 000. */
   maxPendingSeq?: number;
+  /**
+   * Receives every accepted reading, after validation and `seq` and before the throttle (history:
+   * the throttle limits what browsers see, not what is kept). Must not throw or wait.
+   */
+  accepted?(reading: Reading): void;
 }
 
 /** An accepted reading waiting for its `seq` behind earlier ones. */
@@ -58,6 +63,7 @@ export class ReadingPipeline implements ReadingSink {
   /** In arrival order: a reading leaves only after every earlier one, whatever order answers come in. */
   readonly #pending: Pending[] = [];
   readonly #settledWaiters: (() => void)[] = [];
+  readonly #onAccepted: ((reading: Reading) => void) | undefined;
   #accepted = 0;
   readonly #dropped = emptyDropCounts();
   /** Per reason: when the last warning went out and how many drops it has not told about. */
@@ -70,6 +76,7 @@ export class ReadingPipeline implements ReadingSink {
     this.#warnIntervalMs = options.warnIntervalMs ?? 10_000;
     this.#seq = options.seq ?? localSeq;
     this.#maxPending = options.maxPendingSeq ?? 10_000;
+    this.#onAccepted = options.accepted?.bind(options);
     this.#throttle = new DeviceThrottle<Reading>({
       maxPerSecond: options.maxPerSecond,
       clock: options.clock,
@@ -147,6 +154,7 @@ export class ReadingPipeline implements ReadingSink {
       this.#logger.debug?.({ tenantId: reading.tenantId, deviceId: reading.deviceId, seq, traceparent: reading.traceparent }, 'reading accepted');
     }
     this.#accepted++;
+    this.#onAccepted?.(reading);
     this.#throttle.offer(`${valid.tenantId}\u0000${valid.deviceId}`, reading);
     return { accepted: true };
   }
