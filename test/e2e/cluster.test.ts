@@ -77,10 +77,11 @@ describe('issue 14: three instances are one hub', () => {
       `--Hub:AccessKey=${ACCESS_KEY}`,
     ];
     // The first one takes the lease; the others stand by.
-    for (let i = 0; i < 3; i++) hubs.push(await startChildHub(args));
+    // Generous start deadline: three processes start on a machine other suites may be loading.
+    for (let i = 0; i < 3; i++) hubs.push(await startChildHub(args, {}, 60_000));
     await eventually(() => /ingest lease acquired/.test(hubs[0]!.output()) && /mqtt connected/.test(hubs[0]!.output()), 20_000, 'the first instance to ingest');
     device = await mqtt.connectAsync(MOSQUITTO, { protocolVersion: 5, clientId: `cluster-dev-${run}` });
-  }, 60_000);
+  }, 200_000);
 
   afterAll(async () => {
     for (const s of sockets) s.close();
@@ -233,13 +234,14 @@ describe('issue 14: three instances are one hub', () => {
     await load;
     await eventually(() => [onB!, onC!, moved!].every((s) => s.got.at(-1)?.data.n === n), 20_000, 'the last reading on the survivors');
 
-    // Nothing lost in the failover: every reading published was accepted by the cluster once (the
-    // newest carries seq n); one a dying ingester took but had not acknowledged would come again
-    // from the broker with the next seq. Readings the broker kept during the failover arrive in a
-    // burst, which the throttle conflates as it does any burst: the same ones on every survivor.
+    // Nothing lost in the failover: every reading published was accepted by the cluster (the newest
+    // carries seq n or more). Readings the dying ingester took but had not acknowledged come again
+    // from the broker with new seqs: at most Mosquitto's in-flight window (20 by default). Readings
+    // the broker kept during the failover arrive in a burst, which the throttle conflates as it
+    // does any burst: the same ones on every survivor.
     const lastSeq = onB!.got.at(-1)!.seq;
     expect(lastSeq).toBeGreaterThanOrEqual(n);
-    expect(lastSeq).toBeLessThanOrEqual(n + 1);
+    expect(lastSeq).toBeLessThanOrEqual(n + 20);
     for (const s of [onB!, onC!]) {
       // One sequence across the failover, increasing, no repeat; the readings before the kill all there.
       expect(seqs(s)).toEqual([...new Set(seqs(s))].sort((x, y) => x - y));
@@ -254,7 +256,9 @@ describe('issue 14: three instances are one hub', () => {
     // it connected anew (a second `connected`), subscribed again, got last, and follows k on B.
     await eventually(() => wps.connectedEvents === 2, 15_000, 'the Web PubSub client connected anew');
     await eventually(() => wps.server.slice(lastsBefore).some((m) => (m.data as WireReading).seq >= seenBeforeKill), 20_000, 'last on the new connection');
-    await eventually(() => wps.readings().at(-1)?.seq === lastSeq, 20_000, 'the newest reading on the new connection');
+    // The newest reading reaches it live, or as `last` when it subscribed after the device went quiet.
+    const newest = () => Math.max(...wps.readings().map((r) => r.seq), ...wps.server.slice(lastsBefore).map((m) => (m.data as WireReading).seq));
+    await eventually(() => newest() === lastSeq, 20_000, 'the newest reading on the new connection');
     wps.client.stop();
     lb.server.close();
   }, 90_000);
