@@ -1,4 +1,5 @@
 import type { Clock } from '../host/clock.js';
+import { LogThrottle } from '../host/log-throttle.js';
 import type { DeviceRegistry } from '../hub/device-registry.js';
 import type { Reading } from '../protocol/reading.js';
 import { DeviceThrottle } from './device-throttle.js';
@@ -63,6 +64,8 @@ export class ReadingPipeline implements ReadingSink {
   /** In arrival order: a reading leaves only after every earlier one, whatever order answers come in. */
   readonly #pending: Pending[] = [];
   readonly #settledWaiters: (() => void)[] = [];
+  /** A seq source that is down fails every reading: a few lines, not one each. */
+  readonly #seqFaults: LogThrottle;
   readonly #onAccepted: ((reading: Reading) => void) | undefined;
   #accepted = 0;
   readonly #dropped = emptyDropCounts();
@@ -76,6 +79,7 @@ export class ReadingPipeline implements ReadingSink {
     this.#warnIntervalMs = options.warnIntervalMs ?? 10_000;
     this.#seq = options.seq ?? localSeq;
     this.#maxPending = options.maxPendingSeq ?? 10_000;
+    this.#seqFaults = new LogThrottle(options.logger, this.#warnIntervalMs, this.#now);
     this.#onAccepted = options.accepted?.bind(options);
     this.#throttle = new DeviceThrottle<Reading>({
       maxPerSecond: options.maxPerSecond,
@@ -113,7 +117,7 @@ export class ReadingPipeline implements ReadingSink {
         (n) => (entry.seq = n),
         (err: unknown) => {
           entry.seq = 'failed';
-          this.#logger.warn({ err: { message: (err as Error).message } }, 'seq not allocated; counted locally');
+          this.#seqFaults.warn({ err: { message: (err as Error).message } }, 'seq not allocated; counted locally');
         },
       ).finally(() => this.#release());
     }
