@@ -28,7 +28,7 @@ async function balancer(target: { port: number }): Promise<{ url: string; server
 const MOSQUITTO = 'mqtt://127.0.0.1:1883';
 const run = `${process.pid}${Date.now().toString(36)}`;
 const hubName = `cluster${run}`;
-const LEASE_SECONDS = 1.5;
+const LEASE_SECONDS = 3;
 const ACCESS_KEY = `cluster-access-key-${run}-0123456789abcdef`;
 
 interface WireReading {

@@ -59,7 +59,7 @@ describe('issue 14: each hub instance has its own identity, and its own MQTT ses
     expect(got.map((r) => r.data.n)).toEqual([1, 2, 3, 4, 5]);
     // Neither instance lost its session to the other.
     for (const app of [a, b]) expect(app.logs.filter((l) => l.msg === 'mqtt offline')).toEqual([]);
-  });
+  }, 60_000);
 
   it('an explicit Hub:InstanceId gives the same client id across a restart, so a QoS 1 persistent session survives it', async ({ skip }) => {
     if (!available) return skip();

@@ -50,19 +50,19 @@ describe('issue 14: a Redis URL with a password, and rediss:// (TLS)', () => {
     const redis = await privateServer('redis-server', (port) => ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--requirepass', PASSWORD]);
     servers.push(redis);
     await redis.start();
-    const good = await startChildHub(hubArgs(`redis://:${PASSWORD}@127.0.0.1:${redis.port}`));
+    const good = await startChildHub(hubArgs(`redis://:${PASSWORD}@127.0.0.1:${redis.port}`), {}, 60_000);
     hubs.push(good);
     await waitFor('ready with redis Healthy', async () => (await redisCheck(good)).status === 200, 15_000);
     expect((await redisCheck(good)).redis?.status).toBe('Healthy');
 
-    const wrong = await startChildHub(hubArgs(`redis://:not-${PASSWORD}@127.0.0.1:${redis.port}`));
+    const wrong = await startChildHub(hubArgs(`redis://:not-${PASSWORD}@127.0.0.1:${redis.port}`), {}, 60_000);
     hubs.push(wrong);
     const answer = await redisCheck(wrong);
     expect(answer.status).toBe(503);
     expect(answer.redis?.status).toBe('Unhealthy');
     expect(wrong.child.exitCode).toBeNull();
     expect(wrong.output() + good.output()).not.toContain(PASSWORD);
-  }, 60_000);
+  }, 120_000);
 
   it('rediss:// connects over TLS (a server trusted through the CA the process is given), with a password', async ({ skip }) => {
     if (!available || !requireCommand('openssl', 'to make a test certificate')) return skip();
@@ -73,9 +73,9 @@ describe('issue 14: a Redis URL with a password, and rediss:// (TLS)', () => {
     ]);
     servers.push(redis);
     await redis.start();
-    const hub = await startChildHub(hubArgs(`rediss://:${PASSWORD}@127.0.0.1:${redis.port}`), { NODE_EXTRA_CA_CERTS: join(dir, 'ca.pem') });
+    const hub = await startChildHub(hubArgs(`rediss://:${PASSWORD}@127.0.0.1:${redis.port}`), { NODE_EXTRA_CA_CERTS: join(dir, 'ca.pem') }, 60_000);
     hubs.push(hub);
     await waitFor('ready with redis Healthy over TLS', async () => (await redisCheck(hub)).status === 200, 15_000);
     expect((await redisCheck(hub)).redis?.status).toBe('Healthy');
-  }, 60_000);
+  }, 120_000);
 });
