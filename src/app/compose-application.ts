@@ -17,6 +17,8 @@ import { SocketIoTransport } from '../transport/socketio/socketio-transport.js';
 import { UpgradeGuard } from '../transport/upgrade-guard.js';
 import { DASHBOARD_DIR, mapDashboardEndpoints } from './dashboard-endpoints.js';
 import { mapDeviceEndpoints } from './devices-endpoints.js';
+import { mapOpenApiEndpoints } from './openapi-endpoints.js';
+import { deprecationHeaders } from '../host/openapi/deprecation-headers.js';
 import { mapSocketIoEndpoints } from './socketio-endpoints.js';
 import { useSecurity } from './security-wiring.js';
 import { wireServerless } from './serverless-wiring.js';
@@ -64,6 +66,7 @@ export function composeApplication(config: AppConfig, log: Logger, extend?: (app
 
   const web = new WebApplication({ development: config.isDevelopment });
   useSecurity(web, config, verifier, clock);
+  web.use(deprecationHeaders());
   mapHealthEndpoints(web.routes, health);
 
   let pipeline: RequestDelegate | undefined;
@@ -117,6 +120,7 @@ export function composeApplication(config: AppConfig, log: Logger, extend?: (app
     telemetry.hub.closeAll('shutdown');
   });
   mapDeviceEndpoints(web.routes.group('/v1'), telemetry.registry);
+  mapOpenApiEndpoints(web.routes, web.endpoints, { internal: config.environment !== 'Production' });
   const dashboard = mapDashboardEndpoints(web.routes);
   if (dashboard.files === 0) log.warn({ dir: DASHBOARD_DIR }, 'dashboard not built; / answers 404');
 
