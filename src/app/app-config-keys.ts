@@ -3,6 +3,7 @@ import { DATABASE_KEYS } from '../db/database-keys.js';
 import { HOST_KEYS } from '../host/config/host-keys.js';
 import type { KeyDefinition } from '../host/config/key-definition.js';
 import { HUB_KEYS } from '../hub/hub-keys.js';
+import { ORDERS_KEYS } from '../orders/orders-keys.js';
 import { INGESTION_KEYS } from '../ingest/ingestion-keys.js';
 import { SECURITY_KEYS } from '../security/security-keys.js';
 import { SIMULATOR_KEYS } from '../simulator/simulator-keys.js';
@@ -21,4 +22,5 @@ export const APP_CONFIG_KEYS: readonly KeyDefinition[] = [
   ...SECURITY_KEYS,
   ...SIMULATOR_KEYS,
   ...DATABASE_KEYS,
+  ...ORDERS_KEYS,
 ];

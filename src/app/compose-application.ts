@@ -18,6 +18,7 @@ import { UpgradeGuard } from '../transport/upgrade-guard.js';
 import { DASHBOARD_DIR, mapDashboardEndpoints } from './dashboard-endpoints.js';
 import { mapDeviceEndpoints } from './devices-endpoints.js';
 import { mapOpenApiEndpoints } from './openapi-endpoints.js';
+import { createOrderServices, mapBusinessEndpoints, type OrderServices } from './orders-wiring.js';
 import { deprecationHeaders } from '../host/openapi/deprecation-headers.js';
 import { mapSocketIoEndpoints } from './socketio-endpoints.js';
 import { useSecurity } from './security-wiring.js';
@@ -37,6 +38,8 @@ export interface Application {
   telemetry: TelemetryServices;
   /** Tenant-scoped units of work (row-level security); open once the host started. */
   database: Database;
+  /** The queue, outbox relay and worker of the orders API. */
+  orders: OrderServices;
   /** Verifies user tokens; the same verifier guards HTTP endpoints and socket connections. */
   verifier: JwtVerifier;
   /** Admits every WebSocket handshake, socket.io's and Web PubSub's: per-address rate, pending cap. */
@@ -127,11 +130,13 @@ export function composeApplication(config: AppConfig, log: Logger, extend?: (app
     telemetry.hub.closeAll('shutdown');
   });
   mapDeviceEndpoints(web.routes.group('/v1'), telemetry.registry);
+  const orders = createOrderServices(config, db.database, log, clock, health);
+  mapBusinessEndpoints(web.routes, config, db.database, orders.relay);
   mapOpenApiEndpoints(web.routes, web.endpoints, { internal: config.environment !== 'Production' });
   const dashboard = mapDashboardEndpoints(web.routes);
   if (dashboard.files === 0) log.warn({ dir: DASHBOARD_DIR }, 'dashboard not built; / answers 404');
 
-  const app: Application = { config, clock, host, web, health, server, telemetry, database: db.database, verifier, upgrades, services: [db, ...telemetry.services] };
+  const app: Application = { config, clock, host, web, health, server, telemetry, database: db.database, orders, verifier, upgrades, services: [db, ...orders.services, ...telemetry.services] };
   wireServerless(app, log);
   extend?.(app);
   pipeline = web.build();

@@ -10,7 +10,7 @@ import { buildOpenApiDocument, type ApiGroup } from '../host/openapi/openapi-doc
  * The public API's version: the major is the URI version (`/v1/…`); a minor is added for every
  * backward-compatible change (README "Versioning"). `npm run api:check` diffs against the last published one.
  */
-export const PUBLIC_API_VERSION = '1.0.0';
+export const PUBLIC_API_VERSION = '1.1.0';
 
 export function openApiDocument(endpoints: readonly Endpoint[], group: ApiGroup): Record<string, unknown> {
   return buildOpenApiDocument(endpoints, group, {
