@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { archivedVersions } from '../../src/tools/api-check/api-check.js';
 import { breakingChanges } from '../../src/tools/api-check/openapi-diff.js';
 
 const run = promisify(execFile);
@@ -12,8 +13,7 @@ const PUBLISHED = join(ROOT, 'api', 'published');
 
 /** The newest published public document: what the next change is checked against. */
 function latestPublished(): { version: string; doc: Record<string, any> } {
-  const versions = ['1.0.0', '1.1.0'].filter((v) => existsSync(join(PUBLISHED, `public-${v}.json`)));
-  const version = versions.at(-1)!;
+  const version = archivedVersions(PUBLISHED).at(-1)!;
   return { version, doc: JSON.parse(readFileSync(join(PUBLISHED, `public-${version}.json`), 'utf8')) };
 }
 
