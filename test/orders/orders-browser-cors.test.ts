@@ -9,14 +9,14 @@ import { CHROMIUM, launchChromium, skipBrowserTests } from '../web-client/suppor
 
 const PAGE = `<!doctype html><html><head><meta charset="utf-8"><title>shop</title>
 <script>
-  window.send = async (method, url, token, body) => {
+  window.send = async (method, url, token, body, extra = {}) => {
     try {
       const res = await fetch(url, {
         method,
-        headers: { Authorization: 'Bearer ' + token, ...(body ? { 'Content-Type': 'application/json' } : {}) },
+        headers: { Authorization: 'Bearer ' + token, ...(body ? { 'Content-Type': 'application/json' } : {}), ...extra },
         ...(body ? { body: JSON.stringify(body) } : {}),
       });
-      return { status: res.status, body: await res.json() };
+      return { status: res.status, etag: res.headers.get('etag'), body: await res.json() };
     } catch (err) {
       return { error: String(err) };
     }
@@ -48,8 +48,8 @@ describe.skipIf(skipBrowserTests)(`orders from another origin (headless ${CHROMI
     if (pageServer) await new Promise<void>((resolve) => pageServer.close(() => resolve()));
   });
 
-  const send = (method: string, path: string, body?: unknown) =>
-    page.evaluate(([m, url, t, b]) => (window as any).send(m, url, t, b), [method, `${hub.url}${path}`, token, body] as const);
+  const send = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
+    page.evaluate(([m, url, t, b, h]) => (window as any).send(m, url, t, b, h), [method, `${hub.url}${path}`, token, body, headers] as const);
 
   it('creates, edits and confirms: each call preflighted, each answer readable by the page', async () => {
     const created = await send('PUT', '/api/orders/web-1', { customerId: 'cust-1', lines: [{ sku: 'sensor', quantity: 2, unitPrice: 1500 }] });
@@ -84,6 +84,15 @@ describe.skipIf(skipBrowserTests)(`orders from another origin (headless ${CHROMI
     const actual = await fetch(`${hub.url}/v1/orders/web-1`, { headers: { origin: pageOrigin, authorization: `Bearer ${token}` } });
     expect(actual.status).toBe(200);
     expect(actual.headers.get('access-control-allow-origin')).toBe(pageOrigin);
+  });
+
+  it("the page reads the profile's ETag and writes conditionally with If-Match (412 when stale)", async () => {
+    const read = await send('GET', '/v1/profile');
+    expect(read).toMatchObject({ status: 200, etag: '"0"' });
+    const written = await send('PUT', '/v1/profile', { email: 'buyer@example.com', phone: null }, { 'If-Match': read.etag });
+    expect(written).toMatchObject({ status: 200, etag: '"1"' });
+    const stale = await send('PUT', '/v1/profile', { email: 'late@example.com', phone: null }, { 'If-Match': read.etag });
+    expect(stale).toMatchObject({ status: 412, body: { code: 'HUB_ERR_PROFILE_PRECONDITION_FAILED' } });
   });
 
   it('a page on an origin not allowed never gets its PUT through', async () => {
