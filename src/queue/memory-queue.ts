@@ -5,6 +5,11 @@ interface Stored {
   attempt: number;
 }
 
+/** Messages waiting in one in-process queue, at most: beyond it publish fails and the outbox keeps them. */
+export const MEMORY_QUEUE_CAPACITY = 10_000;
+/** Dead letters kept per queue; the oldest are dropped first. */
+export const MEMORY_DEAD_LETTER_CAPACITY = 1000;
+
 /**
  * The in-process queue: what runs when `ConnectionStrings:rabbitmq` is unset. A `MemoryBroker` holds
  * the queues (one per name); each `MemoryQueue` is one connection to it, so closing one gives its
@@ -38,6 +43,8 @@ class MemoryQueue implements MessageQueue {
 
   async publish(message: OutgoingMessage): Promise<void> {
     if (this.#closed) throw new Error('queue closed');
+    // Bounded: a queue nobody consumes must not grow the process; the caller (the outbox relay) retries later.
+    if (this.#queue.ready.length >= MEMORY_QUEUE_CAPACITY) throw new Error(`in-process queue full (${MEMORY_QUEUE_CAPACITY} messages waiting)`);
     this.#queue.ready.push({ message: { id: message.id, body: Buffer.from(message.body), headers: { ...message.headers } }, attempt: 1 });
     this.#wakeAll();
   }
@@ -108,8 +115,10 @@ class MemoryConsumer implements Consumer {
   }
 
   #giveBack(stored: Stored): void {
-    if (stored.attempt >= this.maxAttempts) this.queue.dead.push({ ...stored.message, attempt: stored.attempt });
-    else this.queue.ready.unshift({ message: stored.message, attempt: stored.attempt + 1 });
+    if (stored.attempt >= this.maxAttempts) {
+      this.queue.dead.push({ ...stored.message, attempt: stored.attempt });
+      if (this.queue.dead.length > MEMORY_DEAD_LETTER_CAPACITY) this.queue.dead.shift();
+    } else this.queue.ready.unshift({ message: stored.message, attempt: stored.attempt + 1 });
   }
 
   async stop(): Promise<void> {
