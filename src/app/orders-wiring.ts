@@ -56,7 +56,7 @@ export function createOrderServices(config: AppConfig, db: Database, log: Logger
   const relay = orders.relayEnabled
     ? new OutboxRelay({ db, queue, log: categoryLogger(log, config, 'Outbox'), clock, pollMs: orders.outboxPollMs, batch: 100, claimSeconds: 30 })
     : undefined;
-  const worker = orders.workerEnabled ? new FulfilmentWorker({ db, queue, prefetch: orders.prefetch, log: categoryLogger(log, config, 'Worker') }) : undefined;
+  const worker = orders.workerEnabled ? new FulfilmentWorker({ db, queue, prefetch: orders.prefetch, log: categoryLogger(log, config, 'Worker'), clock }) : undefined;
   if (relay) services.push(relay);
   if (worker) services.push(worker);
   return { queue, relay, worker, services };

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Database } from '../db/database.js';
+import type { Clock } from '../host/clock.js';
 import { BackgroundService } from '../host/lifecycle/hosted-service.js';
 import { Backoff } from '../ingest/mqtt/backoff.js';
 import type { Consumer, Delivery, MessageQueue } from '../queue/message-queue.js';
@@ -23,7 +24,7 @@ export class FulfilmentWorker extends BackgroundService {
   readonly name = 'worker';
 
   constructor(
-    private readonly options: { db: Database; queue: MessageQueue; prefetch: number; log: Logger },
+    private readonly options: { db: Database; queue: MessageQueue; prefetch: number; log: Logger; clock: Clock },
   ) {
     super();
   }
@@ -40,8 +41,8 @@ export class FulfilmentWorker extends BackgroundService {
         const delay = backoff.next();
         log.warn({ err: (err as Error).message, retryInMs: delay }, 'worker cannot consume yet');
         await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, delay);
-          stopping.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+          const timer = this.options.clock.setTimeout(resolve, delay);
+          stopping.addEventListener('abort', () => (this.options.clock.clearTimeout(timer), resolve()), { once: true });
         });
       }
     }

@@ -34,5 +34,6 @@ for (const e of result.lintErrors) console.log(`lint error: ${e}`);
 console.log(result.baseline ? `compared with published ${result.baseline}` : 'no published version yet: nothing to compare');
 for (const b of result.acknowledged) console.log(`acknowledged breaking change: ${b.id}`);
 for (const b of result.breaks) console.log(`BREAKING CHANGE ${b.id}: ${b.message} (acknowledge it in api/acknowledged-breaks.json, or make it in a new major version)`);
+if (result.versionProblem) console.log(`VERSION: ${result.versionProblem}`);
 console.log(result.ok ? 'api:check passed; document archived and portal built' : 'api:check failed');
 process.exit(result.ok ? 0 : 1);

@@ -83,6 +83,18 @@ describe('npm run api:check', () => {
     expect(code).toBe(0);
   });
 
+  it('a changed document must raise info.version: the same version with other content fails, as does a lower one', async () => {
+    const changed = clone(doc);
+    changed.info.description = `${String(changed.info.description)} (reworded)`;
+    const same = await apiCheck(changed);
+    expect(same.code).toBe(1);
+    expect(same.stdout).toContain(`VERSION: the public document changed but info.version is still ${version}`);
+    const lower = await apiCheck({ ...clone(doc), info: { ...doc.info, version: '0.9.0' } });
+    expect(lower.code).toBe(1);
+    expect(lower.stdout).toContain('lower than the published');
+    expect((await apiCheck(clone(doc))).code).toBe(0); // unchanged: passes
+  });
+
   it('fails on a lint error (a path parameter nobody declares, an operationId used twice)', async () => {
     const changed = clone(doc);
     changed.paths['/v1/devices/{deviceId}'] = { get: clone(changed.paths['/v1/devices'].get) };

@@ -25,6 +25,8 @@ export interface ApiCheckResult {
   readonly breaks: BreakingChange[];
   readonly acknowledged: BreakingChange[];
   readonly baseline: string | undefined;
+  /** Set when info.version does not move with the document (changed but not raised, or lower than published). */
+  readonly versionProblem: string | undefined;
 }
 
 /**
@@ -48,7 +50,8 @@ export async function apiCheck(options: ApiCheckOptions): Promise<ApiCheckResult
   );
   const acknowledged = breaks.filter((b) => acknowledgedIds.has(b.id));
   const open = breaks.filter((b) => !acknowledgedIds.has(b.id));
-  const ok = lintErrors.length === 0 && open.length === 0;
+  const versionProblem = baseline ? checkVersion(options.document, baseline, options.publishedDir) : undefined;
+  const ok = lintErrors.length === 0 && open.length === 0 && versionProblem === undefined;
   if (ok) {
     mkdirSync(options.publishedDir, { recursive: true });
     writeFileSync(join(options.publishedDir, `public-${String(options.document.info.version)}.json`), JSON.stringify(options.document, null, 2) + '\n');
@@ -57,18 +60,31 @@ export async function apiCheck(options: ApiCheckOptions): Promise<ApiCheckResult
     for (const v of versions) writeFileSync(join(options.portalDir, `${v}.html`), versionPage(readJson(join(options.publishedDir, `public-${v}.json`))));
     writeFileSync(join(options.portalDir, 'index.html'), indexPage([...versions].reverse()));
   }
-  return { ok, lintErrors, lintWarnings, breaks: open, acknowledged, baseline };
+  return { ok, lintErrors, lintWarnings, breaks: open, acknowledged, baseline, versionProblem };
+}
+
+/** A published version is immutable: a changed document needs a higher info.version. */
+function checkVersion(document: Doc, baseline: string, publishedDir: string): string | undefined {
+  const version = String(document.info?.version);
+  if (!/^\d+\.\d+\.\d+$/.test(version)) return `info.version ${version} is not MAJOR.MINOR.PATCH`;
+  const order = compareVersions(version, baseline);
+  if (order < 0) return `info.version ${version} is lower than the published ${baseline}`;
+  if (order === 0 && JSON.stringify(readJson(join(publishedDir, `public-${baseline}.json`))) !== JSON.stringify(document)) {
+    return `the public document changed but info.version is still ${baseline}: raise the minor (a compatible change) or the major (a breaking one)`;
+  }
+  return undefined;
+}
+
+function compareVersions(a: string, b: string): number {
+  const [x, y] = [a.split('.').map(Number), b.split('.').map(Number)];
+  return x[0]! - y[0]! || x[1]! - y[1]! || x[2]! - y[2]!;
 }
 
 /** Archived versions, oldest first (numeric semver order). */
 export function archivedVersions(dir: string): string[] {
   if (!existsSync(dir)) return [];
   const versions = readdirSync(dir).flatMap((f) => /^public-(\d+\.\d+\.\d+)\.json$/.exec(f)?.[1] ?? []);
-  const key = (v: string) => v.split('.').map(Number);
-  return versions.sort((a, b) => {
-    const [x, y] = [key(a), key(b)];
-    return x[0]! - y[0]! || x[1]! - y[1]! || x[2]! - y[2]!;
-  });
+  return versions.sort(compareVersions);
 }
 
 function readJson(file: string): Doc {
