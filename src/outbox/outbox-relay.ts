@@ -19,6 +19,7 @@ export interface OutboxRelayOptions {
 
 interface Pending {
   id: string;
+  position: string | number;
   body: unknown;
   headers: Record<string, string> | string;
 }
@@ -73,10 +74,11 @@ export class OutboxRelay extends BackgroundService {
         `update outbox set claimed_until = now() + make_interval(secs => $2)
          where id in (select id from outbox where claimed_until is null or claimed_until < now()
                       order by position limit $1 for update skip locked)
-         returning id, body, headers`,
+         returning id, position, body, headers`,
         [batch, claimSeconds],
       );
-      return rows;
+      // RETURNING has no order of its own: publish in commit order.
+      return rows.sort((a, b) => Number(a.position) - Number(b.position));
     });
     if (claimed.length === 0) return 0;
     const done: string[] = [];

@@ -84,7 +84,7 @@ describe('orders API (embedded database, in-process queue)', () => {
     expect(await until(() => versions('acme'), (v) => v.length >= 3)).toEqual([[1, 'draft'], [2, 'draft'], [3, 'confirmed']]);
     expect(await until(() => versions('globex'), (v) => v.length >= 1)).toEqual([[1, 'draft']]);
     // No tenant: row-level security shows nothing at all.
-    expect((await db.withSystem((sql) => sql.query(`select 1 from fulfilments`))).rowCount).toBe(0);
+    expect((await db.withSystem((sql) => sql.query(`select 1 from fulfilments`))).rows).toEqual([]);
   });
 });
 
