@@ -75,6 +75,15 @@ describe('orders API (embedded database, in-process queue)', () => {
     expect((await (await call('GET', '/v1/orders?offset=0&limit=50', otherTenant)).json()).total).toBe(1);
   });
 
+  it('/openapi/public.json describes the orders and profile endpoints with the schemas they bind with', async () => {
+    const doc = (await (await fetch(`${running.url}/openapi/public.json`)).json()) as { paths: Record<string, Record<string, any>> };
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/api/orders/{orderId}', '/api/orders/{orderId}/confirm', '/v1/orders', '/v1/orders/{orderId}', '/v1/profile']));
+    expect(Object.keys(doc.paths['/v1/profile']!).sort()).toEqual(['get', 'patch', 'put']);
+    const body = doc.paths['/api/orders/{orderId}']!.put.requestBody.content['application/json'].schema;
+    expect(body.required).toEqual(['customerId', 'lines']);
+    expect(Object.keys(doc.paths)).not.toContain('/health/live');
+  });
+
   it('the worker records each accepted change under the tenant of its message (and only there)', async () => {
     const db = running.app.database;
     const versions = (tenant: string) =>
