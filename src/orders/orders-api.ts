@@ -45,7 +45,7 @@ export const PUT_ORDER_API: ApiDescription = {
   body: {
     contentType: 'application/json',
     description: 'customer and lines',
-    schema: { type: 'object', additionalProperties: false, required: ['customerId', 'lines'], properties: { customerId: ID, lines: { type: 'array', items: LINE } } },
+    schema: { type: 'object', additionalProperties: false, required: ['customerId', 'lines'], properties: { customerId: ID, lines: { type: 'array', maxItems: 100, items: LINE } } },
   },
   responses: {
     200: { description: 'the order as stored', schema: ORDER_SCHEMA },

@@ -74,6 +74,13 @@ describe('described endpoints', () => {
     expect(res.json().errors.limit).toBe('must be an integer from 1 to 10');
   });
 
+  it('name at most 50 values, however many are bad', async () => {
+    const parts = Array.from({ length: 500 }, () => ({ n: 'x' }));
+    const res = await server.inject(put('/v1/things/abc', { name: 'x', parts }));
+    expect(res.statusCode).toBe(400);
+    expect(Object.keys(res.json().errors)).toHaveLength(50);
+  });
+
   it('answer 400 for a body that is not JSON, and 415 for another content type', async () => {
     expect((await server.inject(put('/v1/things/abc', '{nope'))).json().errors).toEqual({ body: 'is not JSON' });
     const other = await server.inject({ method: 'PUT', url: '/v1/things/abc', headers: { 'content-type': 'text/plain' }, payload: 'x' });

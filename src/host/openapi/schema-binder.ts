@@ -94,10 +94,13 @@ function describe(errors: ValidateFunction['errors'], p: ApiParameter): string {
   return errors?.[0]?.message ?? `must be a ${String(s.type)}`;
 }
 
+/** Values named in one answer, at most: a body of many bad items must not make an answer larger than itself. */
+const MAX_NAMED_ERRORS = 50;
+
 /** `/lines/0/quantity` → `lines[0].quantity`; a missing property is named itself. */
 function bodyErrors(errors: ErrorObject[] | null | undefined): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const e of errors ?? []) {
+  for (const e of (errors ?? []).slice(0, MAX_NAMED_ERRORS)) {
     let path = e.instancePath;
     if (e.keyword === 'required') path += `/${(e.params as { missingProperty: string }).missingProperty}`;
     if (e.keyword === 'additionalProperties') path += `/${(e.params as { additionalProperty: string }).additionalProperty}`;
