@@ -57,7 +57,7 @@ export class FulfilmentWorker extends BackgroundService {
     const tenantId = tenantFromHeaders(delivery.headers);
     if (tenantId === undefined) throw new Error(`message ${delivery.id} has no valid tenant_id header`);
     const message = parse(delivery.body);
-    await runWithTenant(tenantId, () =>
+    const written = await runWithTenant(tenantId, () =>
       this.options.db.withTenant(currentTenant()!, (sql) =>
         sql.query(
           `insert into fulfilments (tenant_id, message_id, order_id, order_version, status, total)
@@ -65,6 +65,11 @@ export class FulfilmentWorker extends BackgroundService {
           [tenantId, delivery.id, message.order.orderId, message.order.version, message.order.status, message.order.total],
         ),
       ),
+    );
+    // The traceparent joins this line to the API request that made the change.
+    this.options.log.debug(
+      { messageId: delivery.id, tenantId, orderId: message.order.orderId, version: message.order.version, attempt: delivery.attempt, duplicate: written.rowCount === 0, traceparent: delivery.headers.traceparent },
+      'order change recorded',
     );
   }
 }
