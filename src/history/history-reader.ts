@@ -1,0 +1,21 @@
+import type { Reading } from '../protocol/reading.js';
+
+/** What `readingsAfter` returns: the readings in ascending `seq`, and whether older ones were left out. */
+export interface ReadingsAfter {
+  readonly readings: Reading[];
+  /** True when more than `max` readings had `seq > afterSeq`: the oldest of them were left out. */
+  readonly truncated: boolean;
+}
+
+/**
+ * The stored readings a catch-up replays (a `subscribe` with `since`). Implemented by the history
+ * store (PostgreSQL or PGlite, under the tenant's row-level security) and, for tests and a hub
+ * without history, by MemoryHistoryReader. Contract suite: test/history/history-reader.case.ts.
+ */
+export interface HistoryReader {
+  /**
+   * Readings of one device with seq > afterSeq, ascending by seq; at most max (the newest kept);
+   * truncated when more existed. Another tenant's device has no readings here.
+   */
+  readingsAfter(tenantId: string, deviceId: string, afterSeq: number, max: number): Promise<ReadingsAfter>;
+}
