@@ -15,7 +15,10 @@ export interface ReadingsAfter {
 export interface HistoryReader {
   /**
    * Readings of one device with seq > afterSeq, ascending by seq; at most max (the newest kept);
-   * truncated when more existed. Another tenant's device has no readings here.
+   * truncated when more existed (beyond max, or no longer kept). Another tenant's device has no
+   * readings here. Every reading accepted before the call is included, even one the writer has not
+   * stored yet (flush or read its queue first): a catch-up joins the live stream before it asks,
+   * and a reading delivered live just before that join must not fall between the two.
    */
   readingsAfter(tenantId: string, deviceId: string, afterSeq: number, max: number): Promise<ReadingsAfter>;
 }
