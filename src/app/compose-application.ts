@@ -107,6 +107,7 @@ export function composeApplication(config: AppConfig, log: Logger, extend?: (app
   const socketIo = new SocketIoTransport({
     hub: telemetry.hub,
     registry: telemetry.registry,
+    catchUp: telemetry.catchUp,
     authenticate: (token) => verifier.verify(token),
     log: categoryLogger(log, config, 'Hub.SocketIo'),
     clock,

@@ -5,6 +5,9 @@ import type { HostedService } from '../host/lifecycle/hosted-service.js';
 import type { ApplicationLifetime } from '../host/lifecycle/application-lifetime.js';
 import { categoryLogger } from '../host/logging.js';
 import { RedisBackplane } from '../backplane/redis-backplane.js';
+import type { HistoryReader } from '../history/history-reader.js';
+import { MemoryHistory } from '../history/memory-history.js';
+import { CatchUp } from '../hub/catch-up.js';
 import { DeviceRegistry } from '../hub/device-registry.js';
 import { Hub } from '../hub/hub.js';
 import { IngestionService } from '../ingest/ingestion-service.js';
@@ -22,6 +25,9 @@ export interface TelemetryServices {
   /** Present when `ConnectionStrings:redis` is set: hub sends reach the other instances. */
   backplane: RedisBackplane | undefined;
   registry: DeviceRegistry;
+  /** What a subscribe with `since` replays from. */
+  history: HistoryReader;
+  catchUp: CatchUp;
   pipeline: ReadingPipeline;
   ingestion: IngestionService;
   broker: EmbeddedBroker | undefined;
@@ -45,9 +51,13 @@ export function createTelemetryServices(config: AppConfig, log: Logger, lifetime
     maxConnectionsPerUser: config.hub.maxConnectionsPerUser,
     maxConnectionsPerTenant: config.hub.maxConnectionsPerTenant,
   });
+  // Until the database keeps history: the newest readings of each device, in memory.
+  const history = new MemoryHistory({ maxPerDevice: config.hub.catchUpMax, maxDevices: config.hub.maxDevices });
+  const catchUp = new CatchUp({ hub, history, max: config.hub.catchUpMax, log: categoryLogger(log, config, 'Hub') });
   const pipeline = new ReadingPipeline({
     registry,
     publish: hub.publishReading.bind(hub),
+    onAccepted: (reading) => history.record(reading),
     logger: categoryLogger(log, config, 'Ingestion'),
     clock,
     maxPerSecond: config.throttle.maxPerSecondPerDevice,
@@ -138,5 +148,5 @@ export function createTelemetryServices(config: AppConfig, log: Logger, lifetime
       }),
     );
   }
-  return { hub, backplane, registry, pipeline, ingestion, broker, services };
+  return { hub, backplane, registry, history, catchUp, pipeline, ingestion, broker, services };
 }

@@ -14,6 +14,8 @@ export interface ReadingPipelineOptions {
    * reading leaves ingestion without coming back here. Errors are logged, never thrown back.
    */
   publish(reading: Reading): void;
+  /** Sees every accepted reading, before the throttle (history keeps what subscribers may not see). */
+  onAccepted?(reading: Reading): void;
   logger: WarnLogger;
   /** Wall time for `receivedAt` and a missing `ts`; monotonic time and timers for the throttle. */
   clock: Clock;
@@ -36,6 +38,7 @@ export interface PipelineStats {
  */
 export class ReadingPipeline implements ReadingSink {
   readonly #registry: DeviceRegistry;
+  readonly #onAccepted: ((reading: Reading) => void) | undefined;
   readonly #logger: WarnLogger;
   readonly #now: () => number;
   readonly #throttle: DeviceThrottle<Reading>;
@@ -47,6 +50,7 @@ export class ReadingPipeline implements ReadingSink {
 
   constructor(options: ReadingPipelineOptions) {
     this.#registry = options.registry;
+    this.#onAccepted = options.onAccepted;
     this.#logger = options.logger;
     this.#now = () => options.clock.now();
     this.#warnIntervalMs = options.warnIntervalMs ?? 10_000;
@@ -85,6 +89,7 @@ export class ReadingPipeline implements ReadingSink {
       this.#logger.debug?.({ tenantId: reading.tenantId, deviceId: reading.deviceId, seq, traceparent: reading.traceparent }, 'reading accepted');
     }
     this.#accepted++;
+    this.#onAccepted?.(reading);
     this.#throttle.offer(`${valid.tenantId}\u0000${valid.deviceId}`, reading);
     return { accepted: true };
   }
