@@ -7,7 +7,7 @@ import type { Browser, Page } from 'playwright-core';
 import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeHub, type FakeHub } from './fake-hub';
-import { launchChromium, skipBrowserTests } from './support/browser';
+import { launchChromium, screenshot, skipBrowserTests } from './support/browser';
 
 const PREFS = 'telemetry-hub.dashboard.v1';
 
@@ -93,12 +93,13 @@ describe.skipIf(skipBrowserTests)('dashboard in a browser', () => {
     expect(rows.every((t, i) => i === 0 || t >= rows[i - 1]!)).toBe(true);
     const live = rows.filter((t) => t > Date.now() - 60_000).length;
     await expect.poll(() => page.evaluate(() => window.__hub!.chartRows('sim-004').filter((t) => t > Date.now() - 60_000).length), { timeout: 5000 }).toBeGreaterThan(live);
-    await page.screenshot({ path: 'test-results/web-client/history-24h.png' });
+    await screenshot(page, 'history-24h');
 
     // 7 d: refetched with half-hour buckets; back to 5 min: only the live readings stay.
     await page.selectOption('.window-select select', String(7 * 86_400_000));
     await expect.poll(() => hub.seriesRequests.filter((r) => r.startsWith('sim-004?') && r.includes('bucket=30m')).length, { timeout: 5000 }).toBe(1);
     await expect.poll(() => page.evaluate(() => window.__hub!.chartRows('sim-004')[0]! < Date.now() - 6 * 86_400_000), { timeout: 5000 }).toBe(true);
+    await screenshot(page, 'history-7d');
     await page.selectOption('.window-select select', String(300_000));
     await expect.poll(() => page.evaluate(() => window.__hub!.chartRows('sim-004')[0]! > Date.now() - 300_000 - 5000), { timeout: 5000 }).toBe(true);
     await page.close();
