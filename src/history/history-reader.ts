@@ -10,7 +10,7 @@ export interface ReadingsAfter {
 /**
  * The stored readings a catch-up replays (a `subscribe` with `since`). Implemented by the history
  * store (PostgreSQL or PGlite, under the tenant's row-level security) and, for tests and a hub
- * without history, by MemoryHistoryReader. Contract suite: test/history/history-reader.case.ts.
+ * without a database, by MemoryHistory. Contract suite: test/history/history-reader.case.ts.
  */
 export interface HistoryReader {
   /**
