@@ -18,6 +18,7 @@ import { EmbeddedBrokerSource } from '../ingest/mqtt/embedded-broker-source.js';
 import { MqttSource } from '../ingest/mqtt/mqtt-source.js';
 import { ReadingPipeline } from '../ingest/reading-pipeline.js';
 import type { IngestionSource } from '../ingest/source.js';
+import type { Reading } from '../protocol/reading.js';
 import { SimulatorService } from '../simulator/simulator-service.js';
 
 export interface TelemetryServices {
@@ -36,7 +37,17 @@ export interface TelemetryServices {
 }
 
 /** The main job: MQTT (embedded, external or both) or Event Hubs → validate → throttle → device groups on the hub. */
-export function createTelemetryServices(config: AppConfig, log: Logger, lifetime: ApplicationLifetime, clock: Clock): TelemetryServices {
+/**
+ * `history` is the stored history: `accepted` receives every accepted reading before the throttle, and
+ * catch-up reads `reader`. Without it, catch-up reads the newest readings of each device kept in memory.
+ */
+export function createTelemetryServices(
+  config: AppConfig,
+  log: Logger,
+  lifetime: ApplicationLifetime,
+  clock: Clock,
+  history?: { accepted(reading: Reading): void; reader: HistoryReader },
+): TelemetryServices {
   const registry = new DeviceRegistry({ maxDevices: config.hub.maxDevices, maxDevicesPerTenant: config.hub.maxDevicesPerTenant });
   const backplane = config.redisUrl
     ? new RedisBackplane({ url: config.redisUrl, hubName: config.hub.name, log: categoryLogger(log, config, 'Hub.Backplane') })
@@ -51,16 +62,18 @@ export function createTelemetryServices(config: AppConfig, log: Logger, lifetime
     maxConnectionsPerUser: config.hub.maxConnectionsPerUser,
     maxConnectionsPerTenant: config.hub.maxConnectionsPerTenant,
   });
-  // Until the database keeps history: the newest readings of each device, in memory.
-  const history = new MemoryHistory({ maxPerDevice: config.hub.catchUpMax, maxDevices: config.hub.maxDevices });
-  const catchUp = new CatchUp({ hub, history, max: config.hub.catchUpMax, log: categoryLogger(log, config, 'Hub') });
+  // History off: a catch-up still covers a short absence, from the newest readings kept in memory.
+  const memory = history ? undefined : new MemoryHistory({ maxPerDevice: config.hub.catchUpMax, maxDevices: config.hub.maxDevices });
+  const reader = history?.reader ?? memory!;
+  const accepted = history ? (reading: Reading) => history.accepted(reading) : (reading: Reading) => memory!.record(reading);
+  const catchUp = new CatchUp({ hub, history: reader, max: config.hub.catchUpMax, log: categoryLogger(log, config, 'Hub') });
   const pipeline = new ReadingPipeline({
     registry,
     publish: hub.publishReading.bind(hub),
-    onAccepted: (reading) => history.record(reading),
     logger: categoryLogger(log, config, 'Ingestion'),
     clock,
     maxPerSecond: config.throttle.maxPerSecondPerDevice,
+    accepted,
   });
 
   const services: HostedService[] = [];
@@ -148,5 +161,5 @@ export function createTelemetryServices(config: AppConfig, log: Logger, lifetime
       }),
     );
   }
-  return { hub, backplane, registry, history, catchUp, pipeline, ingestion, broker, services };
+  return { hub, backplane, registry, history: reader, catchUp, pipeline, ingestion, broker, services };
 }

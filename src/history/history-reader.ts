@@ -3,14 +3,15 @@ import type { Reading } from '../protocol/reading.js';
 /** What `readingsAfter` returns: the readings in ascending `seq`, and whether older ones were left out. */
 export interface ReadingsAfter {
   readonly readings: Reading[];
-  /** True when more than `max` readings had `seq > afterSeq`: the oldest of them were left out. */
+  /** True when readings with `seq > afterSeq` were left out: more than `max`, or no longer kept. */
   readonly truncated: boolean;
 }
 
 /**
  * The stored readings a catch-up replays (a `subscribe` with `since`). Implemented by the history
- * store (PostgreSQL or PGlite, under the tenant's row-level security) and, for tests and a hub
- * without a database, by MemoryHistory. Contract suite: test/history/history-reader.case.ts.
+ * store (DatabaseHistoryReader: PostgreSQL or PGlite, under the tenant's row-level security, plus
+ * the writer's queue) and, with history off and in tests, by MemoryHistory. Contract suite:
+ * test/history/history-reader.case.ts.
  */
 export interface HistoryReader {
   /**

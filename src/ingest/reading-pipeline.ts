@@ -14,8 +14,6 @@ export interface ReadingPipelineOptions {
    * reading leaves ingestion without coming back here. Errors are logged, never thrown back.
    */
   publish(reading: Reading): void;
-  /** Sees every accepted reading, before the throttle (history keeps what subscribers may not see). */
-  onAccepted?(reading: Reading): void;
   logger: WarnLogger;
   /** Wall time for `receivedAt` and a missing `ts`; monotonic time and timers for the throttle. */
   clock: Clock;
@@ -23,6 +21,11 @@ export interface ReadingPipelineOptions {
   maxPerSecond?: number;
   /** At most one drop warning per reason per this many ms. Default 10 000. */
   warnIntervalMs?: number;
+  /**
+   * Receives every accepted reading, after validation and `seq` and before the throttle (history:
+   * the throttle limits what browsers see, not what is kept). Must not throw or wait.
+   */
+  accepted?(reading: Reading): void;
 }
 
 export interface PipelineStats {
@@ -38,11 +41,11 @@ export interface PipelineStats {
  */
 export class ReadingPipeline implements ReadingSink {
   readonly #registry: DeviceRegistry;
-  readonly #onAccepted: ((reading: Reading) => void) | undefined;
   readonly #logger: WarnLogger;
   readonly #now: () => number;
   readonly #throttle: DeviceThrottle<Reading>;
   readonly #warnIntervalMs: number;
+  readonly #onAccepted: ((reading: Reading) => void) | undefined;
   #accepted = 0;
   readonly #dropped = emptyDropCounts();
   /** Per reason: when the last warning went out and how many drops it has not told about. */
@@ -50,10 +53,10 @@ export class ReadingPipeline implements ReadingSink {
 
   constructor(options: ReadingPipelineOptions) {
     this.#registry = options.registry;
-    this.#onAccepted = options.onAccepted;
     this.#logger = options.logger;
     this.#now = () => options.clock.now();
     this.#warnIntervalMs = options.warnIntervalMs ?? 10_000;
+    this.#onAccepted = options.accepted?.bind(options);
     this.#throttle = new DeviceThrottle<Reading>({
       maxPerSecond: options.maxPerSecond,
       clock: options.clock,
