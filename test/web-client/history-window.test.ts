@@ -42,10 +42,16 @@ describe('history windows', () => {
     expect(times(w)).toEqual([...hourly.map((r) => r.t), now - 2000, now - 1500, now - 1000]);
     expect(w.ring.valueAt('t', 6)).toBe(GAP);
     // A finer seed (another window) replaces the first one entirely, live rows untouched.
-    const fine = [{ t: now - 3000, values: new Map([['t', 7], ['h', 1]]) }, { t: now - 2000, values: new Map([['t', 8]]) }];
+    const fine = [
+      { t: now - 4000, values: new Map([['h', 1]]) },
+      { t: now - 3000, values: new Map([['t', 7]]) },
+      { t: now - 2000, values: new Map([['t', 8]]) },
+    ];
     w.seedHistory(fine);
-    expect(times(w)).toEqual([now - 3000, now - 2000, now - 1500, now - 1000]);
+    expect(times(w)).toEqual([now - 4000, now - 3000, now - 2000, now - 1500, now - 1000]);
     expect(w.ring.metrics).toEqual(['t', 'h']);
+    // `h` is only in the history: its read-out is its stored value; `t` keeps the live one.
+    expect(Object.fromEntries(w.latest)).toEqual({ t: 11, h: 1 });
     w.push(reading(6, now, 12));
     expect(times(w).at(-1)).toBe(now);
     expect(w.ring.valueAt('t', w.ring.length - 1)).toBe(12);

@@ -174,6 +174,33 @@ describe.skipIf(skipBrowserTests)('dashboard against the real hub', () => {
     await reconnectsWithoutGap('serverless', 'valve-2');
   });
 
+  it('the 24 h window draws a day of the device\'s stored readings from the series API, live readings appended', async () => {
+    // A day of readings, one per 10 minutes, device time in the past (the history keeps them by `ts`).
+    const now = Date.now();
+    for (let i = 144; i >= 1; i--) await devices.publish('demo', 'tank-1', { ts: now - i * 600_000, level: 50 + 20 * Math.sin(i / 12) });
+    await expect.poll(() => hub.app.history!.writer.stats().pending, { timeout: 10_000 }).toBe(0);
+    const stream = devices.stream('demo', ['tank-1'], 2);
+    try {
+      const page = await newPage({ mode: 'socket', followed: ['tank-1'], windowMs: 86_400_000 });
+      const series: string[] = [];
+      page.on('response', (res) => res.url().includes('/series?') && series.push(`${res.status()} ${new URL(res.url()).searchParams.get('bucket')}`));
+      await page.goto(hub.url);
+      await page.waitForFunction(() => window.__hub?.state() === 'connected');
+      await expect.poll(() => page.evaluate(() => window.__hub!.chartRows('tank-1').length), { timeout: 10_000 }).toBeGreaterThanOrEqual(144);
+      expect(series).toEqual(['200 5m']);
+      const rows = await page.evaluate(() => window.__hub!.chartRows('tank-1'));
+      expect(rows[0]).toBeLessThanOrEqual(now - 143 * 600_000);
+      const live = rows.filter((t) => t >= now).length;
+      await expect.poll(() => page.evaluate((since) => window.__hub!.chartRows('tank-1').filter((t) => t >= since).length, now), { timeout: 5000 }).toBeGreaterThan(live);
+      await page.waitForSelector('.chart-card .uplot');
+      // `level` is only in the history: its read-out is its newest stored value, a number.
+      expect(await page.locator('.chart-card .latest div:has(dt:text-is("level")) dd').textContent()).toMatch(/^\d+(\.\d+)?$/);
+      await screenshot(page, 'history-24h-real-hub');
+    } finally {
+      stream.stop();
+    }
+  });
+
   it('newcomer: the built hub as `npm start` runs it shows live simulator charts within 10 s', async () => {
     const child = await startChildHub(['--environment=Development', '--Http:Port=0', '--Ingestion:Mqtt:EmbeddedPort=0']);
     try {

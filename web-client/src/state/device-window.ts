@@ -96,6 +96,12 @@ export class DeviceWindow {
       }
       next.push(row.t, row.values);
     }
+    // A metric only the history has still gets a read-out: its newest stored value.
+    for (let i = rows.length - 1; i >= 0; i--) {
+      const row = rows[i] as (typeof rows)[number];
+      if (row.t >= liveFrom) continue;
+      for (const [name, value] of row.values) if (!this.latest.has(name)) this.latest.set(name, value);
+    }
     const metrics = next.metrics;
     for (let i = 0; i < old.length; i++) {
       const t = old.timeAt(i);
