@@ -170,4 +170,31 @@ describe('gapless catch-up (subscribe with since)', () => {
       expect(stranger.group).toEqual([]);
     });
   });
+
+  describe('with History:Enabled=false (the newest readings kept in memory)', () => {
+    let memoryHub: RunningApp;
+    beforeAll(async () => {
+      memoryHub = await startApp(['--History:Enabled=false', '--Hub:CatchUpMax=5', '--Throttle:MaxPerSecondPerDevice=1000'], undefined, clock);
+    });
+    afterAll(async () => memoryHub?.stop());
+
+    it('replays the missed readings it kept, the newest Hub:CatchUpMax, then live', async () => {
+      expect(memoryHub.app.history).toBeUndefined();
+      const device = await connectDevice(memoryHub.brokerUrl!, TENANT, 'silo-1');
+      devices.push(device);
+      for (let seq = 1; seq <= 8; seq++) {
+        await device.publishAsync(`tenants/${TENANT}/devices/silo-1/telemetry`, JSON.stringify({ level: seq }));
+        await eventually(() => memoryHub.app.telemetry.registry.last(TENANT, 'silo-1')?.seq === seq, 5000, `seq ${seq} accepted`);
+        clock.advance(10);
+      }
+      const socket = await connectTelemetry(memoryHub.url, await userToken(TENANT));
+      sockets.push(socket);
+      const seqs: number[] = [];
+      socket.on('reading', (r: WireReading) => seqs.push(r.seq));
+      expect(await socket.emitWithAck('subscribe', { deviceId: 'silo-1', since: 1 })).toMatchObject({ ok: true, replayed: 5, truncated: true });
+      await device.publishAsync(`tenants/${TENANT}/devices/silo-1/telemetry`, JSON.stringify({ level: 9 }));
+      await eventually(() => seqs.length === 6, 5000, 'replay and live');
+      expect(seqs).toEqual([4, 5, 6, 7, 8, 9]);
+    });
+  });
 });
