@@ -46,6 +46,8 @@ export interface AppConfig extends HostConfig {
     readonly maxConnectionsPerUser: number;
     readonly maxConnectionsPerTenant: number;
     readonly maxMessageBytes: number;
+    /** Readings one `since` subscribe replays at most. */
+    readonly catchUpMax: number;
   };
   readonly jwt: {
     readonly secret: string | undefined;
@@ -105,6 +107,7 @@ export function toAppConfig(resolved: ResolvedConfig): AppConfig {
       maxConnectionsPerUser: v('Hub:MaxConnectionsPerUser'),
       maxConnectionsPerTenant: v('Hub:MaxConnectionsPerTenant'),
       maxMessageBytes: v('Hub:MaxMessageBytes'),
+      catchUpMax: v('Hub:CatchUpMax'),
     },
     jwt: {
       secret: v('Auth:Jwt:Secret'),

@@ -93,7 +93,13 @@ export function composeApplication(config: AppConfig, log: Logger, extend?: (app
   const db = createDatabaseService(config, log);
   health.add(db.healthCheck());
   const history = createHistory(config, log, clock, db.database);
-  const telemetry = createTelemetryServices(config, log, host.lifetime, clock, history && ((reading) => history.writer.offer(reading)));
+  const telemetry = createTelemetryServices(
+    config,
+    log,
+    host.lifetime,
+    clock,
+    history && { accepted: (reading) => history.writer.offer(reading), reader: history.reader },
+  );
   health.add({
     name: 'ingestion',
     tags: ['ready'],
@@ -119,6 +125,7 @@ export function composeApplication(config: AppConfig, log: Logger, extend?: (app
   const socketIo = new SocketIoTransport({
     hub: telemetry.hub,
     registry: telemetry.registry,
+    catchUp: telemetry.catchUp,
     authenticate: (token) => verifier.verify(token),
     log: categoryLogger(log, config, 'Hub.SocketIo'),
     clock,
