@@ -25,6 +25,8 @@ import { useSecurity } from './security-wiring.js';
 import { wireServerless } from './serverless-wiring.js';
 import { createTelemetryServices, type TelemetryServices } from './telemetry-services.js';
 import { createDatabaseService } from './database-wiring.js';
+import { createHistory, type History } from './history-wiring.js';
+import { mapHistoryEndpoints } from './history-endpoints.js';
 import type { Database } from '../db/database.js';
 
 export interface Application {
@@ -38,6 +40,8 @@ export interface Application {
   telemetry: TelemetryServices;
   /** Tenant-scoped units of work (row-level security); open once the host started. */
   database: Database;
+  /** Stored readings (`History:Enabled`, default on): the writer and the reader catch-up uses. */
+  history: History | undefined;
   /** The queue, outbox relay and worker of the orders API. */
   orders: OrderServices;
   /** Verifies user tokens; the same verifier guards HTTP endpoints and socket connections. */
@@ -94,7 +98,14 @@ export function composeApplication(config: AppConfig, log: Logger, extend?: (app
   // First to start and last to stop: everything that writes through it has stopped before it closes.
   const db = createDatabaseService(config, log);
   health.add(db.healthCheck());
-  const telemetry = createTelemetryServices(config, log, host.lifetime, clock);
+  const history = createHistory(config, log, clock, db.database);
+  const telemetry = createTelemetryServices(
+    config,
+    log,
+    host.lifetime,
+    clock,
+    history && { accepted: (reading) => history.writer.offer(reading), reader: history.reader },
+  );
   health.add({
     name: 'ingestion',
     tags: ['ready'],
@@ -120,6 +131,7 @@ export function composeApplication(config: AppConfig, log: Logger, extend?: (app
   const socketIo = new SocketIoTransport({
     hub: telemetry.hub,
     registry: telemetry.registry,
+    catchUp: telemetry.catchUp,
     authenticate: (token) => verifier.verify(token),
     log: categoryLogger(log, config, 'Hub.SocketIo'),
     clock,
@@ -130,13 +142,14 @@ export function composeApplication(config: AppConfig, log: Logger, extend?: (app
     telemetry.hub.closeAll('shutdown');
   });
   mapDeviceEndpoints(web.routes.group('/v1'), telemetry.registry);
+  if (history) mapHistoryEndpoints(web.routes.group('/v1'), db.database, () => clock.now());
   const orders = createOrderServices(config, db.database, log, clock, health);
   mapBusinessEndpoints(web.routes, config, db.database, orders.relay);
   mapOpenApiEndpoints(web.routes, web.endpoints, { internal: config.environment !== 'Production' });
   const dashboard = mapDashboardEndpoints(web.routes);
   if (dashboard.files === 0) log.warn({ dir: DASHBOARD_DIR }, 'dashboard not built; / answers 404');
 
-  const app: Application = { config, clock, host, web, health, server, telemetry, database: db.database, orders, verifier, upgrades, services: [db, ...orders.services, ...telemetry.services] };
+  const app: Application = { config, clock, host, web, health, server, telemetry, database: db.database, history, orders, verifier, upgrades, services: [db, ...(history ? [history.service(telemetry.registry)] : []), ...orders.services, ...telemetry.services] };
   wireServerless(app, log);
   extend?.(app);
   pipeline = web.build();
