@@ -1,4 +1,6 @@
 import { BACKPLANE_KEYS } from '../backplane/backplane-keys.js';
+import { CACHE_KEYS } from '../cache/cache-keys.js';
+import { FIRMWARE_KEYS } from '../firmware/firmware-keys.js';
 import { HOST_KEYS } from '../host/config/host-keys.js';
 import type { KeyDefinition } from '../host/config/key-definition.js';
 import { HUB_KEYS } from '../hub/hub-keys.js';
@@ -19,4 +21,6 @@ export const APP_CONFIG_KEYS: readonly KeyDefinition[] = [
   ...HUB_KEYS,
   ...SECURITY_KEYS,
   ...SIMULATOR_KEYS,
+  ...CACHE_KEYS,
+  ...FIRMWARE_KEYS,
 ];

@@ -19,6 +19,10 @@ import { DASHBOARD_DIR, mapDashboardEndpoints } from './dashboard-endpoints.js';
 import { mapDeviceEndpoints } from './devices-endpoints.js';
 import { mapSocketIoEndpoints } from './socketio-endpoints.js';
 import { useSecurity } from './security-wiring.js';
+import { useCaching } from './cache-wiring.js';
+import { wireFirmware } from './firmware-wiring.js';
+import type { CacheService } from '../cache/cache-service.js';
+import type { FirmwareService } from '../firmware/firmware-service.js';
 import { wireServerless } from './serverless-wiring.js';
 import { createTelemetryServices, type TelemetryServices } from './telemetry-services.js';
 
@@ -35,6 +39,9 @@ export interface Application {
   verifier: JwtVerifier;
   /** Admits every WebSocket handshake, socket.io's and Web PubSub's: per-address rate, pending cap. */
   upgrades: UpgradeGuard;
+  /** The output cache's store and the data cache (Redis when configured, else memory). */
+  caches: CacheService;
+  firmware: FirmwareService;
   /** Hosted services before the server; added to the host in this order when composing ends. */
   services: HostedService[];
 }
@@ -64,6 +71,7 @@ export function composeApplication(config: AppConfig, log: Logger, extend?: (app
 
   const web = new WebApplication({ development: config.isDevelopment });
   useSecurity(web, config, verifier, clock);
+  const caches = useCaching(web, config, clock, log);
   mapHealthEndpoints(web.routes, health);
 
   let pipeline: RequestDelegate | undefined;
@@ -76,8 +84,8 @@ export function composeApplication(config: AppConfig, log: Logger, extend?: (app
     development: config.isDevelopment,
     limits: config.http,
     resolveOrigin: createOriginResolver(config.http),
-    // socket.io's engine reads its long-polling bodies itself.
-    streamedBodyPrefixes: ['/socket.io/'],
+    // socket.io's engine reads its long-polling bodies itself; firmware uploads are read as they arrive.
+    streamedBodyPrefixes: ['/socket.io/', '/v1/firmware/'],
   });
   const server = new HttpServerService({ fastify, log: httpLog, port: config.http.port, host: config.http.host });
 
@@ -117,10 +125,11 @@ export function composeApplication(config: AppConfig, log: Logger, extend?: (app
     telemetry.hub.closeAll('shutdown');
   });
   mapDeviceEndpoints(web.routes.group('/v1'), telemetry.registry);
+  const firmware = wireFirmware(web.routes.group('/v1'), config, caches, clock);
   const dashboard = mapDashboardEndpoints(web.routes);
   if (dashboard.files === 0) log.warn({ dir: DASHBOARD_DIR }, 'dashboard not built; / answers 404');
 
-  const app: Application = { config, clock, host, web, health, server, telemetry, verifier, upgrades, services: [...telemetry.services] };
+  const app: Application = { config, clock, host, web, health, server, telemetry, verifier, upgrades, caches, firmware, services: [caches, ...telemetry.services] };
   wireServerless(app, log);
   extend?.(app);
   pipeline = web.build();

@@ -49,6 +49,11 @@ export const Errors = define({
   FUNC_UNKNOWN_CONNECTION: [404, 'Unknown Connection'],
   FUNC_UPSTREAM: [502, 'Upstream Error'],
   CONFIG_INVALID: [500, 'Invalid Configuration'],
+  HTTP_RANGE_NOT_SATISFIABLE: [416, 'Range Not Satisfiable'],
+  FIRMWARE_NOT_FOUND: [404, 'Firmware Not Found'],
+  FIRMWARE_BAD_NAME: [400, 'Bad Firmware Name'],
+  FIRMWARE_BAD_FORM: [400, 'Bad Firmware Form'],
+  FIRMWARE_TOO_LARGE: [413, 'Firmware Too Large'],
 });
 
 export type ErrorKey = keyof typeof Errors;
