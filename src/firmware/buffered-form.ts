@@ -59,7 +59,8 @@ export async function readBufferedForm(req: IncomingMessage, limits: FormLimits)
 
   let parser: busboy.Busboy;
   try {
-    parser = busboy({ headers: req.headers, limits: { fileSize: limits.sectionLimitBytes, fieldSize: FIELD_LIMIT_BYTES, fields: 100, parts: 101 } });
+    // preservePath: a filename with a path is refused by the name check rather than silently cut to its last part.
+    parser = busboy({ headers: req.headers, preservePath: true, limits: { fileSize: limits.sectionLimitBytes, fieldSize: FIELD_LIMIT_BYTES, fields: 100, parts: 101 } });
   } catch (err) {
     throw new BadFormError((err as Error).message);
   }
