@@ -21,6 +21,7 @@ export const OUTPUT_CACHE_POLICIES: readonly OutputCachePolicy[] = [DEVICES_LIST
 export function useCaching(web: WebApplication, config: AppConfig, clock: Clock, log: Logger): CacheService {
   const caches = new CacheService({
     redisUrl: config.redisUrl,
+    keyPrefix: `telemetry-hub:${config.hub.name}:`,
     outputCache: config.cache.output,
     dataCache: config.cache.data,
     clock,

@@ -11,6 +11,8 @@ import { RedisCacheStore } from './redis-cache-store.js';
 
 export interface CacheServiceOptions {
   redisUrl: string | undefined;
+  /** Starts every Redis key, e.g. `telemetry-hub:{Hub:Name}:`: hubs sharing a Redis keep apart. */
+  keyPrefix: string;
   outputCache: { maxEntries: number; maxEntryBytes: number };
   dataCache: { maxEntries: number };
   clock: Clock;
@@ -38,8 +40,8 @@ export class CacheService implements HostedService {
     if (options.redisUrl !== undefined) {
       this.#redis = new Redis(options.redisUrl, boundedRedisOptions());
       this.#redis.on('error', () => undefined);
-      this.outputStore = new RedisCacheStore(this.#redis, 'telemetry-hub:output-cache:', options.outputCache);
-      this.data = new DataCache(new RedisCacheStore(this.#redis, 'telemetry-hub:data-cache:', dataLimits), this.onStoreError);
+      this.outputStore = new RedisCacheStore(this.#redis, `${options.keyPrefix}output-cache:`, options.outputCache);
+      this.data = new DataCache(new RedisCacheStore(this.#redis, `${options.keyPrefix}data-cache:`, dataLimits), this.onStoreError);
     } else {
       this.outputStore = new MemoryCacheStore(options.outputCache, options.clock);
       this.data = new DataCache(new MemoryCacheStore(dataLimits, options.clock), this.onStoreError);
