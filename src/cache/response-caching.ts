@@ -15,10 +15,14 @@ export type ResponseCachePolicy =
 
 export const RESPONSE_CACHE_METADATA = 'responseCache';
 
-/** The Cache-Control value of a policy; max-age 0 is `no-cache`: stored, but revalidated every time. */
+/**
+ * The Cache-Control value of a policy. Private with max-age 0 is `no-cache`: the client stores it
+ * but revalidates every time. Public spells `max-age=0` instead, because shared caches such as
+ * nginx store nothing marked `no-cache`, while `s-maxage` alone decides for them.
+ */
 export function cacheControlOf(policy: ResponseCachePolicy): string {
-  const client = policy.maxAgeSeconds === 0 ? 'no-cache' : `max-age=${policy.maxAgeSeconds}`;
-  return policy.scope === 'private' ? `private, ${client}` : `public, ${client}, s-maxage=${policy.sharedMaxAgeSeconds}`;
+  if (policy.scope === 'public') return `public, max-age=${policy.maxAgeSeconds}, s-maxage=${policy.sharedMaxAgeSeconds}`;
+  return policy.maxAgeSeconds === 0 ? 'private, no-cache' : `private, max-age=${policy.maxAgeSeconds}`;
 }
 
 /** A strong validator from the exact bytes: equal bodies, equal ETags, on every instance. */
