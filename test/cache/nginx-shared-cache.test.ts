@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -46,7 +46,10 @@ http {
 /** A public answer with no user data, shared-cacheable for 1 s: the kind of GET s-maxage is for. */
 const PUBLIC_POLICY: ResponseCachePolicy = { scope: 'public', maxAgeSeconds: 0, sharedMaxAgeSeconds: 1 };
 
-if (requireCommand('nginx', 'the shared-cache tests put Debian’s nginx in front of the hub')) {
+// Debian installs it in /usr/sbin, which is not on every user's PATH.
+const NGINX = existsSync('/usr/sbin/nginx') ? '/usr/sbin/nginx' : 'nginx';
+
+if (requireCommand(NGINX, 'the shared-cache tests put Debian’s nginx in front of the hub')) {
   describe('HTTP caching behind nginx proxy_cache', () => {
     let hub: RunningApp;
     let nginx: PrivateServer;
@@ -58,7 +61,7 @@ if (requireCommand('nginx', 'the shared-cache tests put Debian’s nginx in fron
         app.web.routes.get('/catalogue', () => Results.json({ version }), { metadata: { allowAnonymous: true, [RESPONSE_CACHE_METADATA]: PUBLIC_POLICY } });
       });
       dir = mkdtempSync(join(tmpdir(), 'hub-nginx-'));
-      nginx = await privateServer('nginx', (port) => {
+      nginx = await privateServer(NGINX, (port) => {
         writeFileSync(join(dir, 'nginx.conf'), nginxConfig(dir, port, hub.url));
         return ['-p', dir, '-c', join(dir, 'nginx.conf'), '-e', join(dir, 'error.log')];
       });
