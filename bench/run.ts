@@ -4,6 +4,7 @@ import { benchOptions } from './harness/options.js';
 import { portOpen } from './harness/port-open.js';
 import { renderMarkdown, renderText, type Table } from './harness/table.js';
 import { runFanoutCase, type Broker, type FanoutCase } from './scenarios/fanout.js';
+import { cacheTable, runCache } from './scenarios/cache.js';
 import { runHttp } from './scenarios/http.js';
 import { runIdleMemory, type MemoryResult } from './scenarios/idle-memory.js';
 import { inProcessTable, runInProcess } from './scenarios/in-process.js';
@@ -12,7 +13,7 @@ import { fanoutTable, goalsTable, httpTable, ingestTable, memoryTable } from './
 import { TARGETS, type Target } from './scenarios/targets.js';
 
 /**
- * `npm run bench [-- --quick] [--only=fanout,memory,http,ingest,inprocess] [--targets=hub-wps,ws-frame]
+ * `npm run bench [-- --quick] [--only=fanout,memory,http,ingest,inprocess,cache] [--targets=hub-wps,ws-frame]
  * [--sizes=1000] [--brokers=mosquitto] [--fixed-only]`: every scenario in one run on one machine, the hub side by side with its
  * anchors, printed as tables of ratios. `--quick` is the CI smoke run: tiny N, short windows,
  * the same code paths and table shape; it asserts no timing and exits 1 only when a scenario
@@ -21,7 +22,7 @@ import { TARGETS, type Target } from './scenarios/targets.js';
 const argv = process.argv.slice(2);
 const flag = (name: string) => argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
 const opts = benchOptions(argv.includes('--quick'));
-const only = new Set((flag('only') ?? 'fanout,memory,http,ingest,inprocess').split(','));
+const only = new Set((flag('only') ?? 'fanout,memory,http,ingest,inprocess,cache').split(','));
 const onlyTargets = flag('targets')?.split(',');
 const onlyBrokers = flag('brokers')?.split(',');
 if (flag('sizes')) opts.fanoutSizes = flag('sizes')!.split(',').map(Number);
@@ -97,6 +98,12 @@ if (only.has('ingest')) {
 }
 
 if (only.has('inprocess')) show(inProcessTable(await runInProcess(opts.quick)));
+
+if (only.has('cache')) {
+  const cache = await runCache(opts);
+  failures += cache.gets.filter((g) => g.error).length + (cache.upload.error ? 1 : 0);
+  show(cacheTable(opts, cache));
+}
 
 show(goalsTable(opts, { fanout, memory, http, ingest }));
 console.log(`\ntotal ${((Date.now() - started) / 1000).toFixed(0)} s${failures ? `; ${failures} scenario(s) could not run` : ''}`);

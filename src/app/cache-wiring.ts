@@ -15,8 +15,8 @@ export const OUTPUT_CACHE_POLICIES: readonly OutputCachePolicy[] = [DEVICES_LIST
 
 /**
  * The caches in the pipeline, after authorization (a cached answer never skips a policy check):
- * response caching (Cache-Control, Vary, ETag, 304) outside, so it treats cached and fresh answers
- * alike, then the output cache right before the endpoint.
+ * the output cache, then response caching (Cache-Control, Vary, ETag, 304) right before the
+ * endpoint, so stored answers keep their headers and a hit costs no hashing.
  */
 export function useCaching(web: WebApplication, config: AppConfig, clock: Clock, log: Logger): CacheService {
   const caches = new CacheService({
@@ -27,7 +27,7 @@ export function useCaching(web: WebApplication, config: AppConfig, clock: Clock,
     clock,
     log: categoryLogger(log, config, 'Cache'),
   });
-  web.use(responseCaching());
   web.use(outputCaching({ store: caches.outputStore, policies: OUTPUT_CACHE_POLICIES, clock, onStoreError: caches.onStoreError }));
+  web.use(responseCaching());
   return caches;
 }

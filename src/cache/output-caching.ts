@@ -5,6 +5,7 @@ import { currentTenant } from '../security/tenant-context.js';
 import type { CacheStore } from './cache-store.js';
 import { bufferedBody, decodeCachedResponse, encodeCachedResponse } from './cached-response.js';
 import { OUTPUT_CACHE_METADATA, outputCacheKey, type OutputCachePolicy } from './output-cache-policy.js';
+import { answerNotModified, etagMatches } from './response-caching.js';
 
 export interface OutputCachingOptions {
   store: CacheStore;
@@ -22,6 +23,8 @@ const NOT_STORED = new Set(['set-cookie', 'age', 'date', 'connection']);
  * policy checks). For an endpoint whose metadata names a policy, a GET/HEAD answer 200 is stored
  * under a key of tenant, endpoint and the varied values; while fresh, the same request is answered
  * from the store and the endpoint does not run. The request's own Cache-Control is not consulted.
+ * Place response caching after it: stored answers then carry their ETag, and a hit whose ETag the
+ * request's If-None-Match holds is answered 304 here.
  */
 export function outputCaching(options: OutputCachingOptions): Middleware {
   const { store, clock } = options;
@@ -39,6 +42,8 @@ export function outputCaching(options: OutputCachingOptions): Middleware {
       for (const [name, value] of cached.headers) ctx.response.setHeader(name, value);
       ctx.response.setHeader('age', String(Math.max(0, Math.floor((clock.now() - cached.storedAt) / 1000))));
       ctx.response.body = cached.body;
+      const etag = ctx.response.headers.get('etag');
+      if (typeof etag === 'string' && etagMatches(ctx.headers['if-none-match'], etag)) answerNotModified(ctx);
       return;
     }
     await next();

@@ -48,8 +48,9 @@ function policyOf(endpoint: Endpoint | null): ResponseCachePolicy | undefined {
  * States the caching policy of successful GET/HEAD answers and revalidates them: `Cache-Control`,
  * `Vary` (Authorization and Cookie on private answers, since the same client may sign in as someone
  * else), a strong `ETag` from the body (unless the endpoint set its own), and 304 with no body when
- * If-None-Match holds it. Runs on the way out, outside the output cache, so cached answers get
- * the same treatment. Errors and anything not 200 are left as they are (problems say `no-store`).
+ * If-None-Match holds it. Runs on the way out, inside the output cache, so what the output cache
+ * stores already carries these headers (a hit needs no hashing; the output cache answers
+ * If-None-Match itself). Errors and anything not 200 are left as they are (problems say `no-store`).
  */
 export function responseCaching(): Middleware {
   return async (ctx, next) => {
@@ -75,11 +76,15 @@ function applyPolicy(ctx: HttpContext, policy: ResponseCachePolicy): void {
     etag = strongEtag(body);
     response.setHeader('etag', etag);
   }
-  if (etagMatches(ctx.headers['if-none-match'], etag)) {
-    const body = response.body;
-    if (body !== null && typeof body === 'object' && !Buffer.isBuffer(body)) body.destroy();
-    response.status = 304;
-    response.body = null;
-    for (const name of ['content-type', 'content-length', 'content-range', 'accept-ranges']) response.headers.delete(name);
-  }
+  if (etagMatches(ctx.headers['if-none-match'], etag)) answerNotModified(ctx);
+}
+
+/** Turns the answer into a 304: no body, and none of the headers that describe one. */
+export function answerNotModified(ctx: HttpContext): void {
+  const response = ctx.response;
+  const body = response.body;
+  if (body !== null && typeof body === 'object' && !Buffer.isBuffer(body)) body.destroy();
+  response.status = 304;
+  response.body = null;
+  for (const name of ['content-type', 'content-length', 'content-range', 'accept-ranges']) response.headers.delete(name);
 }

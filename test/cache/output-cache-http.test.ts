@@ -41,6 +41,29 @@ describe('output cache in memory, on the hub’s clock: GET /v1/devices (policy 
     expect((await list('oc-a')).ids).toEqual(['d1', 'd2']);
   });
 
+  it('states a private policy with a strong ETag, and answers a matching If-None-Match with 304 on a hit and on a miss', async () => {
+    seen('oc-f', 'd1');
+    const first = await list('oc-f');
+    expect(first.res.headers.get('cache-control')).toBe('private, no-cache');
+    expect(first.res.headers.get('vary')).toMatch(/\bAuthorization, Cookie\b/);
+    const etag = first.res.headers.get('etag')!;
+    expect(etag).toMatch(/^"[A-Za-z0-9_-]{43}"$/);
+    const token = await userToken('oc-f');
+    const hit = await fetch(`${hub.url}/v1/devices`, { headers: { authorization: `Bearer ${token}`, 'if-none-match': etag } });
+    expect(hit.status).toBe(304);
+    expect(hit.headers.get('age')).toBe('0');
+    expect(await hit.text()).toBe('');
+    clock.advance(1001);
+    const miss = await fetch(`${hub.url}/v1/devices`, { headers: { authorization: `Bearer ${token}`, 'if-none-match': etag } });
+    expect(miss.status).toBe(304);
+    expect(miss.headers.get('age')).toBeNull();
+    seen('oc-f', 'd2');
+    clock.advance(1001);
+    const changed = await fetch(`${hub.url}/v1/devices`, { headers: { authorization: `Bearer ${token}`, 'if-none-match': etag } });
+    expect(changed.status).toBe(200);
+    expect(changed.headers.get('etag')).not.toBe(etag);
+  });
+
   it('never serves one tenant’s cached answer to another tenant', async () => {
     seen('oc-b', 'b-only');
     seen('oc-c', 'c-only');
