@@ -1,4 +1,5 @@
 import { BACKPLANE_KEYS } from '../backplane/backplane-keys.js';
+import { DATABASE_KEYS } from '../db/database-keys.js';
 import { CACHE_KEYS } from '../cache/cache-keys.js';
 import { FIRMWARE_KEYS } from '../firmware/firmware-keys.js';
 import { HOST_KEYS } from '../host/config/host-keys.js';
@@ -23,4 +24,5 @@ export const APP_CONFIG_KEYS: readonly KeyDefinition[] = [
   ...SIMULATOR_KEYS,
   ...CACHE_KEYS,
   ...FIRMWARE_KEYS,
+  ...DATABASE_KEYS,
 ];

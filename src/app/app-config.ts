@@ -1,6 +1,7 @@
 import { toHostConfig, type HostConfig } from '../host/config/host-config.js';
 import type { ResolvedConfig } from '../host/config/load-config.js';
 import type { EventTenancy } from '../ingest/eventhubs/event-tenancy.js';
+import { toDatabaseConfig, type DatabaseConfig } from '../db/database-keys.js';
 
 /**
  * The resolved configuration of the whole app (APP_CONFIG_KEYS), frozen. Passed down; nothing below
@@ -60,6 +61,7 @@ export interface AppConfig extends HostConfig {
     readonly data: { readonly maxEntries: number };
   };
   readonly firmware: { readonly storagePath: string; readonly tempPath: string; readonly maxUploadBytes: number };
+  readonly database: DatabaseConfig;
 }
 
 function deepFreeze<T>(o: T): T {
@@ -122,6 +124,7 @@ export function toAppConfig(resolved: ResolvedConfig): AppConfig {
       data: { maxEntries: v('DataCache:MaxEntries') },
     },
     firmware: { storagePath: v('Storage:Path'), tempPath: v('Storage:TempPath'), maxUploadBytes: v('Firmware:MaxUploadBytes') },
+    database: toDatabaseConfig(resolved),
   };
   return deepFreeze(config);
 }

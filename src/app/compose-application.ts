@@ -25,6 +25,8 @@ import type { CacheService } from '../cache/cache-service.js';
 import type { FirmwareService } from '../firmware/firmware-service.js';
 import { wireServerless } from './serverless-wiring.js';
 import { createTelemetryServices, type TelemetryServices } from './telemetry-services.js';
+import { createDatabaseService } from './database-wiring.js';
+import type { Database } from '../db/database.js';
 
 export interface Application {
   config: AppConfig;
@@ -35,6 +37,8 @@ export interface Application {
   health: HealthChecks;
   server: HttpServerService;
   telemetry: TelemetryServices;
+  /** Tenant-scoped units of work (row-level security); open once the host started. */
+  database: Database;
   /** Verifies user tokens; the same verifier guards HTTP endpoints and socket connections. */
   verifier: JwtVerifier;
   /** Admits every WebSocket handshake, socket.io's and Web PubSub's: per-address rate, pending cap. */
@@ -89,6 +93,9 @@ export function composeApplication(config: AppConfig, log: Logger, extend?: (app
   });
   const server = new HttpServerService({ fastify, log: httpLog, port: config.http.port, host: config.http.host });
 
+  // First to start and last to stop: everything that writes through it has stopped before it closes.
+  const db = createDatabaseService(config, log);
+  health.add(db.healthCheck());
   const telemetry = createTelemetryServices(config, log, host.lifetime, clock);
   health.add({
     name: 'ingestion',
@@ -129,7 +136,7 @@ export function composeApplication(config: AppConfig, log: Logger, extend?: (app
   const dashboard = mapDashboardEndpoints(web.routes);
   if (dashboard.files === 0) log.warn({ dir: DASHBOARD_DIR }, 'dashboard not built; / answers 404');
 
-  const app: Application = { config, clock, host, web, health, server, telemetry, verifier, upgrades, caches, firmware, services: [caches, ...telemetry.services] };
+  const app: Application = { config, clock, host, web, health, server, telemetry, database: db.database, verifier, upgrades, caches, firmware, services: [db, caches, ...telemetry.services] };
   wireServerless(app, log);
   extend?.(app);
   pipeline = web.build();

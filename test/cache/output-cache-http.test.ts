@@ -32,7 +32,7 @@ describe('output cache in memory, on the hub’s clock: GET /v1/devices (policy 
 
     seen('oc-a', 'd2');
     // The endpoint would list d2 now: an answer without it came from the cache.
-    for (const headers of [{}, { 'cache-control': 'no-cache' }, { 'cache-control': 'no-store, max-age=0' }, { pragma: 'no-cache' }]) {
+    for (const headers of [{}, { 'cache-control': 'no-cache' }, { 'cache-control': 'no-store, max-age=0' }, { pragma: 'no-cache' }] as Record<string, string>[]) {
       const hit = await list('oc-a', '', headers);
       expect(hit.ids, JSON.stringify(headers)).toEqual(['d1']);
       expect(hit.res.headers.get('age')).toBe('0');
