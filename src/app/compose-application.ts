@@ -132,7 +132,7 @@ export function composeApplication(config: AppConfig, log: Logger, extend?: (app
     telemetry.hub.closeAll('shutdown');
   });
   mapDeviceEndpoints(web.routes.group('/v1'), telemetry.registry);
-  const firmware = wireFirmware(web.routes.group('/v1'), config, caches, clock);
+  const firmware = wireFirmware(web.routes.group('/v1'), config, caches, clock, db.database);
   const dashboard = mapDashboardEndpoints(web.routes);
   if (dashboard.files === 0) log.warn({ dir: DASHBOARD_DIR }, 'dashboard not built; / answers 404');
 

@@ -2,7 +2,8 @@ import type { CacheService } from '../cache/cache-service.js';
 import type { Clock } from '../host/clock.js';
 import type { EndpointGroup } from '../host/pipeline/endpoint-builder.js';
 import { DirectoryStorage } from '../firmware/directory-storage.js';
-import { MemoryFirmwareCatalog, type FirmwareCatalog } from '../firmware/firmware-catalog.js';
+import type { Database } from '../db/database.js';
+import { DatabaseFirmwareCatalog } from '../firmware/database-firmware-catalog.js';
 import { mapFirmwareEndpoints } from '../firmware/firmware-endpoints.js';
 import { FirmwareService, firmwareTag } from '../firmware/firmware-service.js';
 import type { AppConfig } from './app-config.js';
@@ -11,11 +12,11 @@ import type { AppConfig } from './app-config.js';
 export const FORM_SECTION_LIMIT_BYTES = 128 * 1024 * 1024;
 export const FORM_MEMORY_LIMIT_BYTES = 64 * 1024;
 
-/** Firmware: files under `Storage:Path`, metadata in the catalogue, records through the data cache. */
-export function wireFirmware(v1: EndpointGroup, config: AppConfig, caches: CacheService, clock: Clock, catalog: FirmwareCatalog = new MemoryFirmwareCatalog()): FirmwareService {
+/** Firmware: files under `Storage:Path`, metadata in the database, records through the data cache. */
+export function wireFirmware(v1: EndpointGroup, config: AppConfig, caches: CacheService, clock: Clock, database: Database): FirmwareService {
   const service = new FirmwareService({
     storage: new DirectoryStorage(config.firmware.storagePath),
-    catalog,
+    catalog: new DatabaseFirmwareCatalog(database),
     cache: caches.data,
     clock,
     // The list is output-cached per tenant; an upload makes it stale at once, on every instance.

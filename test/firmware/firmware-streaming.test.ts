@@ -35,12 +35,11 @@ describe('streamed firmware uploads against the built hub as a process', () => {
     largeStorage = mkdtempSync(join(tmpdir(), 'fw-large-'));
     const common = ['--environment=Development', '--Http:Port=0', '--Ingestion:Mqtt:EmbeddedPort=0', '--Simulator:Devices=0'];
     // The default limit (128 MiB) on one; room for 1 GiB, with time to send it, on the other.
-    [small, large] = await Promise.all([
-      startChildHub([...common, `--Storage:Path=${smallStorage}`]),
-      startChildHub([...common, `--Storage:Path=${largeStorage}`, `--Firmware:MaxUploadBytes=${2048 * MiB}`, '--Http:RequestTimeoutSeconds=600']),
-    ]);
+    // One after the other, each kept as soon as it runs, so afterAll stops whatever started.
+    small = await startChildHub([...common, `--Storage:Path=${smallStorage}`], {}, 45_000);
+    large = await startChildHub([...common, `--Storage:Path=${largeStorage}`, `--Firmware:MaxUploadBytes=${2048 * MiB}`, '--Http:RequestTimeoutSeconds=600'], {}, 45_000);
     admin = await userToken('demo', { roles: ['admin'] });
-  });
+  }, 100_000);
   afterAll(async () => {
     await Promise.all([small?.stop(), large?.stop()]);
     rmSync(smallStorage, { recursive: true, force: true });
