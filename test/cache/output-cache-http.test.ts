@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, userToken, type RunningApp } from '../support/app-harness.js';
 import { ManualClock } from '../support/manual-clock.js';
+import { freePort } from '../support/private-server.js';
 import { deleteKeys, redisOrReport, REDIS_URL, testRedis } from '../eventhubs/redis-for-tests.js';
 
 type Page = { items: { deviceId: string }[] };
@@ -142,3 +143,31 @@ if (await redisOrReport('output cache shared through Redis')) {
     });
   });
 }
+
+describe('caches configured with a Redis that is down', () => {
+  let hub: RunningApp;
+  const storage = mkdtempSync(join(tmpdir(), 'oc-down-'));
+  beforeAll(async () => {
+    // Nothing listens there: every cache call fails at once and counts as a miss.
+    hub = await startApp([`--ConnectionStrings:redis=redis://127.0.0.1:${await freePort()}`, `--Storage:Path=${storage}`]);
+  });
+  afterAll(async () => {
+    await hub?.stop();
+    rmSync(storage, { recursive: true, force: true });
+  });
+
+  it('answers every request from the endpoint, and logs the outage once rather than per request', async () => {
+    const admin = await userToken('down', { roles: ['admin'] });
+    const headers = { authorization: `Bearer ${admin}` };
+    expect((await fetch(`${hub.url}/v1/firmware/a.bin`, { method: 'PUT', headers, body: 'abc' })).status).toBe(201);
+    for (let i = 0; i < 5; i++) {
+      const list = await fetch(`${hub.url}/v1/firmware`, { headers });
+      expect(list.status).toBe(200);
+      expect(list.headers.get('age')).toBeNull();
+      expect(((await list.json()) as { items: { name: string }[] }).items.map((x) => x.name)).toEqual(['a.bin']);
+      const file = await fetch(`${hub.url}/v1/firmware/a.bin`, { headers });
+      expect(await file.text()).toBe('abc');
+    }
+    expect(hub.logs.filter((l) => l.msg === 'cache store unavailable; answering without it').length).toBe(1);
+  });
+});

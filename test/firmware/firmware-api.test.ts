@@ -55,6 +55,12 @@ describe('firmware over HTTP', () => {
     expect(down.headers['cache-control']).toBe('private, no-cache');
     expect(down.headers['accept-ranges']).toBe('bytes');
 
+    const head = await send(`${hub.url}/v1/firmware/sensor-1.0.bin`, 'HEAD', auth(reader));
+    expect(head.status).toBe(200);
+    expect(head.headers['content-length']).toBe('1000');
+    expect(head.headers.etag).toBe(down.headers.etag);
+    expect(head.body.length).toBe(0);
+
     const again = await get('/v1/firmware/sensor-1.0.bin', reader, { 'if-none-match': down.headers.etag as string });
     expect(again.status).toBe(304);
     expect(again.body.length).toBe(0);
