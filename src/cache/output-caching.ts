@@ -46,10 +46,13 @@ export function outputCaching(options: OutputCachingOptions): Middleware {
       if (typeof etag === 'string' && etagMatches(ctx.headers['if-none-match'], etag)) answerNotModified(ctx);
       return;
     }
+    // Headers set by middleware outside (CORS for this request's Origin) are theirs to set again
+    // on every request; only what the endpoint and the steps after this one added is stored.
+    const outer = new Map(ctx.response.headers);
     await next();
     const body = bufferedBody(ctx.response);
     if (ctx.response.status !== 200 || body === undefined || ctx.error !== undefined || ctx.response.headers.has('set-cookie')) return;
-    const headers = [...ctx.response.headers].filter(([name]) => !NOT_STORED.has(name));
+    const headers = [...ctx.response.headers].filter(([name, value]) => !NOT_STORED.has(name) && outer.get(name) !== value);
     const entry = encodeCachedResponse({ status: 200, headers, body, storedAt: clock.now() });
     await store.set(key, entry, policy.durationMs, policy.tags?.(ctx, tenantId) ?? []).catch(onStoreError);
   };

@@ -92,6 +92,27 @@ describe('output cache in memory, on the hub’s clock: GET /v1/devices (policy 
   });
 });
 
+describe('output cache and CORS', () => {
+  let hub: RunningApp;
+  beforeAll(async () => {
+    hub = await startApp(['--Cors:AllowedOrigins=https://a.example,https://b.example'], undefined, new ManualClock(Date.now()));
+  });
+  afterAll(async () => hub?.stop());
+
+  it('answers a hit with the CORS headers of the asking origin, not of the one whose request was stored', async () => {
+    const token = await userToken('oc-cors');
+    const asOrigin = (origin: string) => fetch(`${hub.url}/v1/devices`, { headers: { authorization: `Bearer ${token}`, origin } });
+    const stored = await asOrigin('https://a.example');
+    expect(stored.headers.get('access-control-allow-origin')).toBe('https://a.example');
+    const hit = await asOrigin('https://b.example');
+    expect(hit.headers.get('age')).toBe('0');
+    expect(hit.headers.get('access-control-allow-origin')).toBe('https://b.example');
+    const refused = await asOrigin('https://evil.example');
+    expect(refused.headers.get('age')).toBe('0');
+    expect(refused.headers.get('access-control-allow-origin')).toBeNull();
+  });
+});
+
 if (await redisOrReport('output cache shared through Redis')) {
   describe('output cache in Redis, shared by two instances: GET /v1/firmware (policy firmware-list)', () => {
     const hubName = `oc${randomUUID().replace(/-/g, '').slice(0, 12)}`;
