@@ -8,6 +8,14 @@ export class BodyTooLargeError extends Error {
   }
 }
 
+/** The client went away before its body ended: nobody is left to answer, and nothing was kept. */
+export class UploadAbortedError extends Error {
+  constructor() {
+    super('The client closed the connection before the body ended.');
+    this.name = 'UploadAbortedError';
+  }
+}
+
 /**
  * The raw request body, chunk by chunk as it arrives, checking the limit on each read: the first
  * chunk that takes the total past `limitBytes` throws before it is handed on. A declared
@@ -19,9 +27,14 @@ export async function* limitedBody(req: IncomingMessage, limitBytes: number): As
   let total = 0;
   // Stopping early must leave the request (and so its socket) open: the 413 still has to be written.
   const chunks = { [Symbol.asyncIterator]: () => req.iterator({ destroyOnReturn: false }) } as AsyncIterable<Buffer>;
-  for await (const chunk of chunks) {
-    total += chunk.length;
-    if (total > limitBytes) throw new BodyTooLargeError(limitBytes);
-    yield chunk;
+  try {
+    for await (const chunk of chunks) {
+      total += chunk.length;
+      if (total > limitBytes) throw new BodyTooLargeError(limitBytes);
+      yield chunk;
+    }
+  } catch (err) {
+    if (err instanceof BodyTooLargeError || !(req.destroyed || req.errored)) throw err;
+    throw new UploadAbortedError();
   }
 }

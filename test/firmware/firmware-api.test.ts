@@ -3,7 +3,8 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, userToken, type RunningApp } from '../support/app-harness.js';
+import { request } from 'node:http';
+import { eventually, startApp, userToken, type RunningApp } from '../support/app-harness.js';
 import { generated, generatedSha256, multipart, multipartStream, MULTIPART_STREAM_TYPE, send } from './upload-client.js';
 
 const LIMIT = 1024 * 1024;
@@ -122,6 +123,28 @@ describe('firmware over HTTP', () => {
     expect(put.sent).toBeLessThan(16 * LIMIT);
     expect(tenantFiles('acme').filter((f) => f.includes('too-big'))).toEqual([]);
     expect((await get('/v1/firmware/too-big.bin', reader)).status).toBe(404);
+  });
+
+  it('keeps nothing of an upload the client abandons mid-way, streamed or buffered, and logs no error', async () => {
+    const abandon = async (path: string, method: string, headers: Record<string, string>, first: Buffer) => {
+      const before = hub.logs.filter((l) => l.msg === 'request').length;
+      const req = request(`${hub.url}${path}`, { method, headers: { ...auth(admin), 'content-length': String(LIMIT), ...headers } });
+      req.on('error', () => undefined);
+      req.write(first);
+      // Once the hub has written some of it, the client goes away.
+      await eventually(() => readdirSync(temp).length > 0 || tenantFiles('acme').some((f) => f.startsWith('.')), 5000, 'the upload to begin');
+      req.destroy();
+      await eventually(() => hub.logs.filter((l) => l.msg === 'request').length > before, 5000, 'the request to end');
+      return hub.logs.filter((l) => l.msg === 'request').at(-1)!;
+    };
+    const put = await abandon('/v1/firmware/gone.bin', 'PUT', {}, bytes(200 * 1024));
+    expect(put.status).toBe(400);
+    const form = multipart('gone2.bin', bytes(200 * 1024));
+    const post = await abandon('/v1/firmware', 'POST', { 'content-type': form.contentType }, form.body.subarray(0, 150 * 1024));
+    expect(post.status).toBe(400);
+    expect(tenantFiles('acme').filter((f) => f.includes('gone'))).toEqual([]);
+    expect(readdirSync(temp)).toEqual([]);
+    expect(hub.logs.filter((l) => (l.level as number) >= 50)).toEqual([]);
   });
 
   it('keeps tenants apart and checks roles: another tenant or an unknown name is 404, a non-admin upload 403', async () => {
