@@ -104,9 +104,15 @@ if (only.has('ingest')) {
 if (only.has('inprocess')) show(inProcessTable(await runInProcess(opts.quick)));
 
 if (only.has('history')) {
-  const history = { ...(await runHistoryIngest(opts, mosquittoUp ? mosquitto : embedded)), series: await runSeriesEngines(opts) };
-  failures += history.ingest.filter((r) => r.error).length + history.series.filter((s) => s.error).length + (history.lag?.error ? 1 : 0);
-  for (const t of historyTables(opts, history)) show(t);
+  const t0 = Date.now();
+  const ingested = await runHistoryIngest(opts, mosquittoUp ? mosquitto : embedded);
+  console.log(`history ingestion and writer lag (${((Date.now() - t0) / 1000).toFixed(0)} s)`);
+  const [ingestRows, lagRows] = historyTables(opts, { ...ingested, series: [] });
+  show(ingestRows!);
+  show(lagRows!);
+  const series = await runSeriesEngines(opts);
+  failures += ingested.ingest.filter((r) => r.error).length + series.filter((s) => s.error).length + (ingested.lag?.error ? 1 : 0);
+  show(historyTables(opts, { ...ingested, series })[2]!);
 }
 
 if (only.has('cache')) {
