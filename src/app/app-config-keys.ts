@@ -5,6 +5,7 @@ import { HUB_KEYS } from '../hub/hub-keys.js';
 import { INGESTION_KEYS } from '../ingest/ingestion-keys.js';
 import { SECURITY_KEYS } from '../security/security-keys.js';
 import { SIMULATOR_KEYS } from '../simulator/simulator-keys.js';
+import { TELEMETRY_KEYS } from '../telemetry/telemetry-keys.js';
 
 /**
  * Every key the app reads: the host's own, then each area's, declared next to its code. Validated
@@ -19,4 +20,5 @@ export const APP_CONFIG_KEYS: readonly KeyDefinition[] = [
   ...HUB_KEYS,
   ...SECURITY_KEYS,
   ...SIMULATOR_KEYS,
+  ...TELEMETRY_KEYS,
 ];

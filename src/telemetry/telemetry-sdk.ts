@@ -1,0 +1,84 @@
+import { context, propagation } from '@opentelemetry/api';
+import type { Logger as OtelLogger } from '@opentelemetry/api-logs';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { OTLPLogExporter } from '@opentelemetry/exporter-logs-otlp-proto';
+import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-proto';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
+import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
+import { BatchLogRecordProcessor, ConsoleLogRecordExporter, LoggerProvider, SimpleLogRecordProcessor } from '@opentelemetry/sdk-logs';
+import { ConsoleMetricExporter, MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
+import { BasicTracerProvider, BatchSpanProcessor, ConsoleSpanExporter, ParentBasedSampler, SimpleSpanProcessor, TraceIdRatioBasedSampler } from '@opentelemetry/sdk-trace-base';
+import { toLogRecord } from './log-record.js';
+import { SourceFilter } from './source-filter.js';
+import { Telemetry } from './telemetry.js';
+import type { TelemetryConfig } from './telemetry-keys.js';
+
+export interface TelemetryIdentity {
+  /** `Hub:InstanceId`: `service.instance.id`, so an operator sees which instance is saturated. */
+  instanceId: string;
+}
+
+/**
+ * The OpenTelemetry SDK from `Telemetry:*`: traces, metrics and logs to one OTLP/HTTP (protobuf)
+ * endpoint, or to stdout with `Telemetry:Console` (Development). Neither set: `Telemetry.off`, and
+ * no SDK object is created at all.
+ */
+export function createTelemetry(config: TelemetryConfig, identity: TelemetryIdentity): Telemetry {
+  const endpoint = config.otlpEndpoint;
+  if (endpoint === undefined && !config.console) return Telemetry.off;
+
+  // Process-wide, as the API wants them; a second app in the same process keeps the first ones.
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+
+  const resource = detectResources({ detectors: [envDetector] }).merge(
+    resourceFromAttributes({ 'service.name': config.serviceName, 'service.instance.id': identity.instanceId }),
+  );
+  const tracerProvider = new BasicTracerProvider({
+    resource,
+    sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(config.sampleRatio) }),
+    spanProcessors: [
+      endpoint !== undefined ? new BatchSpanProcessor(new OTLPTraceExporter({ url: `${endpoint}/v1/traces` })) : new SimpleSpanProcessor(new ConsoleSpanExporter()),
+    ],
+  });
+  const meterProvider = new MeterProvider({
+    resource,
+    readers: [
+      new PeriodicExportingMetricReader({
+        exporter: endpoint !== undefined ? new OTLPMetricExporter({ url: `${endpoint}/v1/metrics` }) : new ConsoleMetricExporter(),
+        exportIntervalMillis: config.metricsIntervalMs,
+        exportTimeoutMillis: Math.min(30_000, config.metricsIntervalMs),
+      }),
+    ],
+  });
+  const loggerProvider = new LoggerProvider({
+    resource,
+    processors: [
+      endpoint !== undefined ? new BatchLogRecordProcessor({ exporter: new OTLPLogExporter({ url: `${endpoint}/v1/logs` }) }) : new SimpleLogRecordProcessor({ exporter: new ConsoleLogRecordExporter() }),
+    ],
+  });
+  const loggers = new Map<string, OtelLogger>();
+
+  return new Telemetry(
+    {
+      tracer: (name) => tracerProvider.getTracer(name),
+      meter: (name) => meterProvider.getMeter(name),
+      emitLog(source, fields) {
+        const record = toLogRecord(fields);
+        let logger = loggers.get(source);
+        if (logger === undefined) loggers.set(source, (logger = loggerProvider.getLogger(source)));
+        logger.emit(record);
+      },
+      async shutdown(signal) {
+        const done = Promise.allSettled([tracerProvider.shutdown(), meterProvider.shutdown(), loggerProvider.shutdown()]);
+        await new Promise<void>((resolve) => {
+          if (signal.aborted) return resolve();
+          signal.addEventListener('abort', () => resolve(), { once: true });
+          void done.then(() => resolve());
+        });
+      },
+    },
+    new SourceFilter(config.sources),
+  );
+}

@@ -1,0 +1,77 @@
+import type { Meter, Tracer } from '@opentelemetry/api';
+import type { HostedService } from '../host/lifecycle/hosted-service.js';
+import type { SourceFilter } from './source-filter.js';
+
+/** One named source that a subscription matched: spans through `tracer`, instruments on `meter`. */
+export interface TelemetrySource {
+  readonly name: string;
+  readonly tracer: Tracer;
+  readonly meter: Meter;
+}
+
+/** What the SDK part provides; absent when telemetry is off. */
+export interface TelemetryProviders {
+  tracer(name: string): Tracer;
+  meter(name: string): Meter;
+  /** A log line's fields (pino JSON), as an OpenTelemetry log record of the source. */
+  emitLog(source: string, fields: Record<string, unknown>): void;
+  /** Exports what is buffered and stops the exporters; resolves by the signal's abort at the latest. */
+  shutdown(signal: AbortSignal): Promise<void>;
+}
+
+/**
+ * The app's telemetry: named sources, each recording only when a subscription matches it. An
+ * unmatched source (or telemetry off) gives `undefined`, so an area holds no recorder at all and its
+ * hot path costs one `undefined` check: nothing is allocated, no span started.
+ */
+export class Telemetry {
+  /** Off: no exporter, every source unmatched. */
+  static readonly off = new Telemetry(undefined, undefined);
+
+  readonly #providers: TelemetryProviders | undefined;
+  readonly #filter: SourceFilter | undefined;
+
+  constructor(providers: TelemetryProviders | undefined, filter: SourceFilter | undefined) {
+    this.#providers = providers;
+    this.#filter = filter;
+  }
+
+  get enabled(): boolean {
+    return this.#providers !== undefined;
+  }
+
+  /** The source when telemetry is on and `Telemetry:Sources` matches its name; else undefined. */
+  source(name: string): TelemetrySource | undefined {
+    if (!this.subscribed(name)) return undefined;
+    return { name, tracer: this.#providers!.tracer(name), meter: this.#providers!.meter(name) };
+  }
+
+  subscribed(name: string): boolean {
+    return this.#providers !== undefined && this.#filter !== undefined && this.#filter.matches(name);
+  }
+
+  /**
+   * A pino JSON line, recorded when `TelemetryHub.<its category>` is subscribed (`TelemetryHub.Host`
+   * for lines without a category). Only called with telemetry on (see forwardLogLines).
+   */
+  log(line: string): void {
+    let fields: Record<string, unknown>;
+    try {
+      fields = JSON.parse(line) as Record<string, unknown>;
+    } catch {
+      return;
+    }
+    const source = `TelemetryHub.${typeof fields.category === 'string' ? fields.category : 'Host'}`;
+    if (this.subscribed(source)) this.#providers!.emitLog(source, fields);
+  }
+
+  /**
+   * Stops last, after the server and every other service, so the spans and metrics of the
+   * shutdown itself leave too; the host's shutdown timeout bounds the flush.
+   */
+  readonly service: HostedService = {
+    name: 'telemetry',
+    start: async () => undefined,
+    stop: async (signal) => this.#providers?.shutdown(signal),
+  };
+}
