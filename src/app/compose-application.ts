@@ -8,7 +8,7 @@ import { createOriginResolver } from '../host/http/public-origin.js';
 import { HttpServerService } from '../host/http/http-server-service.js';
 import { Host } from '../host/lifecycle/host.js';
 import type { HostedService } from '../host/lifecycle/hosted-service.js';
-import { categoryLogger } from '../host/logging.js';
+import { categoryLogger, forwardLogLines } from '../host/logging.js';
 import { redactText } from '../host/config/redact-secrets.js';
 import type { RequestDelegate } from '../host/pipeline/middleware.js';
 import { WebApplication } from '../host/pipeline/web-application.js';
@@ -21,6 +21,8 @@ import { mapSocketIoEndpoints } from './socketio-endpoints.js';
 import { useSecurity } from './security-wiring.js';
 import { wireServerless } from './serverless-wiring.js';
 import { createTelemetryServices, type TelemetryServices } from './telemetry-services.js';
+import { wireOpenTelemetry } from './otel-wiring.js';
+import type { Telemetry } from '../telemetry/telemetry.js';
 
 export interface Application {
   config: AppConfig;
@@ -31,6 +33,8 @@ export interface Application {
   health: HealthChecks;
   server: HttpServerService;
   telemetry: TelemetryServices;
+  /** OpenTelemetry (`Telemetry:*`): named sources, off unless an exporter is configured. */
+  otel: Telemetry;
   /** Verifies user tokens; the same verifier guards HTTP endpoints and socket connections. */
   verifier: JwtVerifier;
   /** Admits every WebSocket handshake, socket.io's and Web PubSub's: per-address rate, pending cap. */
@@ -47,6 +51,8 @@ export interface Application {
 export function composeApplication(config: AppConfig, log: Logger, extend?: (app: Application) => void, clock: Clock = systemClock): Application {
   const host = new Host({ logger: categoryLogger(log, config, 'Host'), shutdownTimeoutMs: config.host.shutdownTimeoutMs });
   const health = new HealthChecks({ timeoutMs: config.health.checkTimeoutMs, clock });
+  const otel = wireOpenTelemetry(config, health);
+  if (otel.enabled) forwardLogLines(log, (line) => otel.log(line));
   health.add({ name: 'self', tags: ['live'], check: () => ({ status: 'Healthy' }) });
   health.add({
     name: 'host',
@@ -78,10 +84,11 @@ export function composeApplication(config: AppConfig, log: Logger, extend?: (app
     resolveOrigin: createOriginResolver(config.http),
     // socket.io's engine reads its long-polling bodies itself.
     streamedBodyPrefixes: ['/socket.io/'],
+    traceRequest: otel.requestTracer,
   });
   const server = new HttpServerService({ fastify, log: httpLog, port: config.http.port, host: config.http.host });
 
-  const telemetry = createTelemetryServices(config, log, host.lifetime, clock);
+  const telemetry = createTelemetryServices(config, log, host.lifetime, clock, otel.telemetry);
   health.add({
     name: 'ingestion',
     tags: ['ready'],
@@ -110,6 +117,7 @@ export function composeApplication(config: AppConfig, log: Logger, extend?: (app
     authenticate: (token) => verifier.verify(token),
     log: categoryLogger(log, config, 'Hub.SocketIo'),
     clock,
+    deliveries: telemetry.deliveries.socketio,
   });
   mapSocketIoEndpoints(web.routes, socketIo, upgrades);
   server.onClosing(() => {
@@ -120,7 +128,8 @@ export function composeApplication(config: AppConfig, log: Logger, extend?: (app
   const dashboard = mapDashboardEndpoints(web.routes);
   if (dashboard.files === 0) log.warn({ dir: DASHBOARD_DIR }, 'dashboard not built; / answers 404');
 
-  const app: Application = { config, clock, host, web, health, server, telemetry, verifier, upgrades, services: [...telemetry.services] };
+  // Telemetry first, so the host stops it last: the spans and metrics of the shutdown leave too.
+  const app: Application = { config, clock, host, web, health, server, telemetry, otel: otel.telemetry, verifier, upgrades, services: [otel.telemetry.service, ...telemetry.services] };
   wireServerless(app, log);
   extend?.(app);
   pipeline = web.build();

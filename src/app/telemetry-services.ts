@@ -16,6 +16,13 @@ import { MqttSource } from '../ingest/mqtt/mqtt-source.js';
 import { ReadingPipeline } from '../ingest/reading-pipeline.js';
 import type { IngestionSource } from '../ingest/source.js';
 import { SimulatorService } from '../simulator/simulator-service.js';
+import type { DeliveryRecorder } from '../hub/delivery-recorder.js';
+import { instrumentBackplane } from '../telemetry/backplane-telemetry.js';
+import { HubTelemetry } from '../telemetry/hub-telemetry.js';
+import { IngestionTelemetry } from '../telemetry/ingestion-telemetry.js';
+import { Sources } from '../telemetry/source-names.js';
+import { Telemetry } from '../telemetry/telemetry.js';
+import { recordThrottle } from '../telemetry/throttle-telemetry.js';
 
 export interface TelemetryServices {
   hub: Hub;
@@ -25,12 +32,14 @@ export interface TelemetryServices {
   pipeline: ReadingPipeline;
   ingestion: IngestionService;
   broker: EmbeddedBroker | undefined;
+  /** Per transport, what its connections tell telemetry; undefined when `TelemetryHub.Hub` is not subscribed. */
+  deliveries: { socketio: DeliveryRecorder | undefined; webpubsub: DeliveryRecorder | undefined };
   /** In start order: backplane, broker, hub, checkpoint store, ingestion, simulator. */
   services: HostedService[];
 }
 
 /** The main job: MQTT (embedded, external or both) or Event Hubs → validate → throttle → device groups on the hub. */
-export function createTelemetryServices(config: AppConfig, log: Logger, lifetime: ApplicationLifetime, clock: Clock): TelemetryServices {
+export function createTelemetryServices(config: AppConfig, log: Logger, lifetime: ApplicationLifetime, clock: Clock, otel: Telemetry = Telemetry.off): TelemetryServices {
   const registry = new DeviceRegistry({ maxDevices: config.hub.maxDevices, maxDevicesPerTenant: config.hub.maxDevicesPerTenant });
   const backplane = config.redisUrl
     ? new RedisBackplane({ url: config.redisUrl, hubName: config.hub.name, log: categoryLogger(log, config, 'Hub.Backplane') })
@@ -38,20 +47,31 @@ export function createTelemetryServices(config: AppConfig, log: Logger, lifetime
   // Every instance subscribes to every MQTT topic, so MQTT readings are delivered by each instance
   // to its own clients; only partitioned sources (Event Hubs) need the backplane for readings.
   const partitioned = config.eventHubs.connectionString !== undefined;
+  const backplaneSource = otel.source(Sources.backplane);
   const hub = new Hub({
-    ...(backplane ? { backplane } : {}),
+    ...(backplane ? { backplane: backplaneSource ? instrumentBackplane(backplane, backplaneSource) : backplane } : {}),
     readingsFanOut: partitioned ? 'backplane' : 'local',
     maxGroupsPerConnection: config.hub.maxGroupsPerConnection,
     maxConnectionsPerUser: config.hub.maxConnectionsPerUser,
     maxConnectionsPerTenant: config.hub.maxConnectionsPerTenant,
   });
+  const hubSource = otel.source(Sources.hub);
+  const hubTelemetry = hubSource ? new HubTelemetry(hubSource, { hub, clock }) : undefined;
+  const publish = hub.publishReading.bind(hub);
   const pipeline = new ReadingPipeline({
     registry,
-    publish: hub.publishReading.bind(hub),
+    publish: hubTelemetry ? hubTelemetry.publish(publish) : publish,
     logger: categoryLogger(log, config, 'Ingestion'),
     clock,
     maxPerSecond: config.throttle.maxPerSecondPerDevice,
   });
+
+  const throttleSource = otel.source(Sources.ingestion);
+  if (throttleSource) recordThrottle(throttleSource, () => pipeline.stats());
+  const mqttSource = otel.source(Sources.mqtt);
+  const mqttTelemetry = mqttSource ? new IngestionTelemetry(mqttSource, { spanName: 'process tenants/{tenantId}/devices/{deviceId}/telemetry' }) : undefined;
+  const eventHubsSource = otel.source(Sources.eventHubs);
+  const eventHubsTelemetry = eventHubsSource ? new IngestionTelemetry(eventHubsSource, { spanName: 'process eventhubs' }) : undefined;
 
   const services: HostedService[] = [];
   // `Ingestion:Mqtt:Embedded` (Development's default when no broker is configured) runs the closed
@@ -77,9 +97,10 @@ export function createTelemetryServices(config: AppConfig, log: Logger, lifetime
   });
 
   const sources: IngestionSource[] = [];
-  if (broker) sources.push(new EmbeddedBrokerSource({ broker, log: categoryLogger(log, config, 'Ingestion.Mqtt') }));
+  const mqtt = (source: IngestionSource) => sources.push(mqttTelemetry ? mqttTelemetry.instrument(source) : source);
+  if (broker) mqtt(new EmbeddedBrokerSource({ broker, log: categoryLogger(log, config, 'Ingestion.Mqtt') }));
   if (config.mqtt.url !== undefined) {
-    sources.push(
+    mqtt(
       new MqttSource({
         url: () => config.mqtt.url!,
         clientId: config.mqtt.clientId,
@@ -100,20 +121,19 @@ export function createTelemetryServices(config: AppConfig, log: Logger, lifetime
   if (config.eventHubs.connectionString) {
     const checkpoints = new CheckpointStoreService(config.redisUrl);
     services.push(checkpoints);
-    sources.push(
-      new EventHubsSource({
-        connectionString: config.eventHubs.connectionString,
-        ...(config.eventHubs.name ? { eventHubName: config.eventHubs.name } : {}),
-        consumerGroup: config.eventHubs.consumerGroup,
-        checkpointStore: checkpoints.store,
-        tenancy: config.eventHubs.tenancy,
-        loadBalancingOptions: {
-          updateIntervalInMs: config.eventHubs.loadBalancingIntervalMs,
-          partitionOwnershipExpirationIntervalInMs: config.eventHubs.ownershipExpirationMs,
-        },
-        logger: categoryLogger(log, config, 'Ingestion.EventHubs'),
-      }),
-    );
+    const eventHubs = new EventHubsSource({
+      connectionString: config.eventHubs.connectionString,
+      ...(config.eventHubs.name ? { eventHubName: config.eventHubs.name } : {}),
+      consumerGroup: config.eventHubs.consumerGroup,
+      checkpointStore: checkpoints.store,
+      tenancy: config.eventHubs.tenancy,
+      loadBalancingOptions: {
+        updateIntervalInMs: config.eventHubs.loadBalancingIntervalMs,
+        partitionOwnershipExpirationIntervalInMs: config.eventHubs.ownershipExpirationMs,
+      },
+      logger: categoryLogger(log, config, 'Ingestion.EventHubs'),
+    });
+    sources.push(eventHubsTelemetry ? eventHubsTelemetry.instrument(eventHubs) : eventHubs);
   }
   const ingestion = new IngestionService({ sources, pipeline, lifetime, log: categoryLogger(log, config, 'Ingestion') });
   services.push(ingestion);
@@ -138,5 +158,6 @@ export function createTelemetryServices(config: AppConfig, log: Logger, lifetime
       }),
     );
   }
-  return { hub, backplane, registry, pipeline, ingestion, broker, services };
+  const deliveries = { socketio: hubTelemetry?.deliveries('socketio'), webpubsub: hubTelemetry?.deliveries('webpubsub') };
+  return { hub, backplane, registry, pipeline, ingestion, broker, deliveries, services };
 }
