@@ -1,0 +1,61 @@
+import { MeterProvider } from '@opentelemetry/sdk-metrics';
+import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/app/load-app-config.js';
+import { parseSourcePatterns, SourceFilter } from '../../src/telemetry/source-filter.js';
+import { Telemetry, type TelemetryProviders } from '../../src/telemetry/telemetry.js';
+
+const providers = (): TelemetryProviders & { logged: string[] } => {
+  const logged: string[] = [];
+  return {
+    logged,
+    tracer: (name) => new BasicTracerProvider().getTracer(name),
+    meter: (name) => new MeterProvider().getMeter(name),
+    emitLog: (source) => logged.push(source),
+    shutdown: async () => undefined,
+  };
+};
+
+describe('named sources and subscriptions', () => {
+  it('matches exact names (any case) and trailing wildcards', () => {
+    const filter = new SourceFilter(['TelemetryHub.Ingestion.*', 'telemetryhub.hub']);
+    expect(filter.matches('TelemetryHub.Ingestion.Mqtt')).toBe(true);
+    expect(filter.matches('TelemetryHub.Ingestion.EventHubs')).toBe(true);
+    expect(filter.matches('TelemetryHub.Hub')).toBe(true);
+    expect(filter.matches('TelemetryHub.Http')).toBe(false);
+    expect(filter.matches('TelemetryHub.Hub.SocketIo')).toBe(false);
+    expect(new SourceFilter(['*']).matches('Anything.At.All')).toBe(true);
+    expect(new SourceFilter([]).matches('TelemetryHub.Hub')).toBe(false);
+  });
+
+  it('refuses a pattern that is neither a name nor a trailing wildcard, naming the key', () => {
+    expect(parseSourcePatterns(' TelemetryHub.Ingestion.* , TelemetryHub.Hub ')).toEqual(['TelemetryHub.Ingestion.*', 'TelemetryHub.Hub']);
+    expect(() => parseSourcePatterns('TelemetryHub.*.Mqtt')).toThrow(/not a source name/);
+    expect(() => loadConfig({ args: ['--Telemetry:Sources=Telemetry Hub'], env: { HUB_ENVIRONMENT: 'Development' }, contentRoot: '/nonexistent' })).toThrow(/Telemetry:Sources/);
+  });
+
+  it('gives no source (nothing to record with) when unmatched or when telemetry is off', () => {
+    const telemetry = new Telemetry(providers(), new SourceFilter(['TelemetryHub.Ingestion.*']));
+    expect(telemetry.source('TelemetryHub.Ingestion.Mqtt')).toMatchObject({ name: 'TelemetryHub.Ingestion.Mqtt' });
+    expect(telemetry.source('TelemetryHub.Hub')).toBeUndefined();
+    expect(Telemetry.off.source('TelemetryHub.Ingestion.Mqtt')).toBeUndefined();
+    expect(Telemetry.off.enabled).toBe(false);
+  });
+
+  it('exports a log line only when its category’s source is subscribed', () => {
+    const p = providers();
+    const telemetry = new Telemetry(p, new SourceFilter(['TelemetryHub.Http']));
+    telemetry.log(JSON.stringify({ level: 30, category: 'Http', msg: 'request' }));
+    telemetry.log(JSON.stringify({ level: 30, category: 'Ingestion.Mqtt', msg: 'connected' }));
+    telemetry.log('not json');
+    expect(p.logged).toEqual(['TelemetryHub.Http']);
+  });
+
+  it('off by default; the console exporter only in Development', () => {
+    const dev = loadConfig({ args: [], env: { HUB_ENVIRONMENT: 'Development' }, contentRoot: '/nonexistent' });
+    expect(dev.telemetry).toMatchObject({ otlpEndpoint: undefined, console: false, sources: ['TelemetryHub.*'], sampleRatio: 1 });
+    const aliased = loadConfig({ args: [], env: { HUB_ENVIRONMENT: 'Development', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318/', OTEL_TRACES_SAMPLER_ARG: '0.01' }, contentRoot: '/nonexistent' });
+    expect(aliased.telemetry).toMatchObject({ otlpEndpoint: 'http://127.0.0.1:4318', sampleRatio: 0.01 });
+    expect(() => loadConfig({ args: ['--Telemetry:Console=true'], env: { HUB_ENVIRONMENT: 'Staging' }, contentRoot: '/nonexistent' })).toThrow(/Telemetry:Console/);
+  });
+});
