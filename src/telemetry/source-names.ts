@@ -1,6 +1,8 @@
 /**
  * The named sources every area records through. `Telemetry:Sources` subscribes to them by exact
- * name or wildcard; log lines record through `TelemetryHub.<their category>` (e.g. `TelemetryHub.Http`).
+ * name or wildcard. Log lines record through `TelemetryHub.Logs.<their category>` (e.g.
+ * `TelemetryHub.Logs.Http` for the request lines), apart from spans and metrics, so a busy
+ * deployment can keep HTTP traces and leave request lines to stdout.
  */
 export const Sources = {
   /** HTTP server spans (continuing an incoming `traceparent`) and `http.server.request.duration`. */

@@ -51,7 +51,7 @@ export class Telemetry {
   }
 
   /**
-   * A pino JSON line, recorded when `TelemetryHub.<its category>` is subscribed (`TelemetryHub.Host`
+   * A pino JSON line, recorded when `TelemetryHub.Logs.<its category>` is subscribed (`TelemetryHub.Logs.Host`
    * for lines without a category). Only called with telemetry on (see forwardLogLines).
    */
   log(line: string): void {
@@ -61,7 +61,7 @@ export class Telemetry {
     } catch {
       return;
     }
-    const source = `TelemetryHub.${typeof fields.category === 'string' ? fields.category : 'Host'}`;
+    const source = `TelemetryHub.Logs.${typeof fields.category === 'string' ? fields.category : 'Host'}`;
     if (this.subscribed(source)) this.#providers!.emitLog(source, fields);
   }
 

@@ -42,13 +42,16 @@ describe('named sources and subscriptions', () => {
     expect(Telemetry.off.enabled).toBe(false);
   });
 
-  it('exports a log line only when its category’s source is subscribed', () => {
+  it('exports a log line only when its category’s log source is subscribed, apart from spans and metrics', () => {
     const p = providers();
-    const telemetry = new Telemetry(p, new SourceFilter(['TelemetryHub.Http']));
+    const telemetry = new Telemetry(p, new SourceFilter(['TelemetryHub.Logs.Http']));
     telemetry.log(JSON.stringify({ level: 30, category: 'Http', msg: 'request' }));
     telemetry.log(JSON.stringify({ level: 30, category: 'Ingestion.Mqtt', msg: 'connected' }));
     telemetry.log('not json');
-    expect(p.logged).toEqual(['TelemetryHub.Http']);
+    expect(p.logged).toEqual(['TelemetryHub.Logs.Http']);
+    const tracesOnly = new Telemetry(p, new SourceFilter(['TelemetryHub.Http']));
+    tracesOnly.log(JSON.stringify({ level: 30, category: 'Http', msg: 'request' }));
+    expect(p.logged).toHaveLength(1);
   });
 
   it('off by default; the console exporter only in Development', () => {

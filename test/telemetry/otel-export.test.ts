@@ -127,7 +127,7 @@ describe('OpenTelemetry export to a real OTLP/HTTP receiver', () => {
     expect(line).toMatchObject({ trace_id: trace, span_id: server.spanId });
     // Log lines leave as log records of the category's source, in the same trace.
     await eventually(() => receiver.logs.some((l) => l.traceId === trace), 5000, 'the request line as a log record');
-    expect(receiver.logs.find((l) => l.traceId === trace)).toMatchObject({ scope: 'TelemetryHub.Http', body: 'request', spanId: server.spanId, severityText: 'INFO' });
+    expect(receiver.logs.find((l) => l.traceId === trace)).toMatchObject({ scope: 'TelemetryHub.Logs.Http', body: 'request', spanId: server.spanId, severityText: 'INFO' });
 
     // A hop that stripped the header: the server span is the root of a new trace.
     const fresh = await fetch(`${a.url}/v1/devices?limit=1`, { headers: { authorization: `Bearer ${await userToken(`oh-${run}`)}` } });
@@ -193,6 +193,7 @@ describe('OpenTelemetry export to a real OTLP/HTTP receiver', () => {
     await eventually(() => receiver.spans.some((s) => of('http-only')(s) && s.scope === 'TelemetryHub.Http'), 5000, 'an HTTP span');
     expect(new Set(receiver.spans.filter(of('http-only')).map((s) => s.scope))).toEqual(new Set(['TelemetryHub.Http']));
     expect(new Set(receiver.metrics.filter(of('http-only')).map((m) => m.scope))).toEqual(new Set(['TelemetryHub.Http']));
+    expect(receiver.logs.filter(of('http-only'))).toEqual([]); // log sources are TelemetryHub.Logs.*
     // No ingestion span re-parented the reading: it still carries the device's own traceparent.
     expect(b.app.telemetry.registry.last(tenant, 'd4')?.traceparent).toBe(traceparent);
   });

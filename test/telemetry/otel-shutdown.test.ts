@@ -41,7 +41,7 @@ describe('OpenTelemetry in the hub process', () => {
     expect(receiver.latest('http.server.request.duration', { 'http.response.status_code': 200 })).toBe(1);
     expect(receiver.latest('telemetryhub.health.check.healthy', { 'telemetryhub.health.check': 'host' })).toBe(1);
     // Log lines of the whole life leave as records, the request line inside its trace.
-    expect(receiver.logs.find((l) => l.body === 'request' && l.traceId === trace)).toMatchObject({ scope: 'TelemetryHub.Http', severityText: 'INFO' });
+    expect(receiver.logs.find((l) => l.body === 'request' && l.traceId === trace)).toMatchObject({ scope: 'TelemetryHub.Logs.Http', severityText: 'INFO' });
     expect(receiver.logs.some((l) => l.body === 'stop signal received')).toBe(true);
   });
 });
