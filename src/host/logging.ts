@@ -1,4 +1,3 @@
-import { trace } from '@opentelemetry/api';
 import { pino, type Logger, type LevelWithSilent } from 'pino';
 import pretty from 'pino-pretty';
 import type { HostConfig } from './config/host-config.js';
@@ -30,8 +29,6 @@ export function createRootLogger(
     level: config.logging.defaultLevel,
     base: undefined,
     redact: { paths: REDACT, censor: '[redacted]' },
-    // A line written inside a span names it, so logs and traces join (telemetry on).
-    mixin: traceFields,
     hooks: {
       streamWrite: (line: string) => {
         const out = scrub(line);
@@ -60,13 +57,6 @@ export function forwardLogLines(root: Logger, forward: (line: string) => void): 
   if (tap === undefined) return false;
   tap.forward = forward;
   return true;
-}
-
-function traceFields(): object {
-  const span = trace.getActiveSpan();
-  if (span === undefined) return {};
-  const { traceId, spanId, traceFlags } = span.spanContext();
-  return { trace_id: traceId, span_id: spanId, trace_flags: `0${traceFlags & 1}` };
 }
 
 function createLogger(

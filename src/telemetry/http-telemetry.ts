@@ -21,8 +21,10 @@ export function httpRequestTracer(source: TelemetrySource): RequestTracer {
     const parent = extractTraceContext(req.headers);
     const method = req.method ?? 'GET';
     const span = source.tracer.startSpan(method, { kind: SpanKind.SERVER, attributes: { 'http.request.method': method } }, parent);
+    const { traceId, spanId, traceFlags } = span.spanContext();
     return {
-      traceId: span.spanContext().traceId,
+      traceId,
+      logFields: { trace_id: traceId, span_id: spanId, trace_flags: `0${traceFlags & 1}` },
       context: trace.setSpan(parent, span),
       end(outcome: RequestOutcome) {
         const attributes: Attributes = { 'http.request.method': outcome.method };

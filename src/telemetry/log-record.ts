@@ -1,3 +1,4 @@
+import { ROOT_CONTEXT, trace, TraceFlags } from '@opentelemetry/api';
 import { SeverityNumber, type LogRecord } from '@opentelemetry/api-logs';
 
 /** pino's numeric levels as OpenTelemetry severities. */
@@ -15,8 +16,8 @@ const OWN = new Set(['level', 'time', 'msg', 'trace_id', 'span_id', 'trace_flags
 
 /**
  * One pino line's fields (already redacted and scrubbed) as a log record: the message as body, the
- * level as severity, the other fields as attributes (objects as JSON text). The trace and span ids
- * come from the active context, which the SDK reads when the record is emitted.
+ * level as severity, the other fields as attributes (objects as JSON text); a line's `trace_id` and
+ * `span_id` (the request line's) put the record in that trace.
  */
 export function toLogRecord(fields: Record<string, unknown>): LogRecord {
   const [severityNumber, severityText] = SEVERITY[fields.level as number] ?? [SeverityNumber.UNSPECIFIED, String(fields.level)];
@@ -25,7 +26,13 @@ export function toLogRecord(fields: Record<string, unknown>): LogRecord {
     if (OWN.has(key) || value === null || value === undefined) continue;
     attributes[key] = typeof value === 'object' ? JSON.stringify(value) : (value as string | number | boolean);
   }
+  const { trace_id: traceId, span_id: spanId } = fields;
+  const context =
+    typeof traceId === 'string' && typeof spanId === 'string'
+      ? trace.setSpanContext(ROOT_CONTEXT, { traceId, spanId, traceFlags: fields.trace_flags === '01' ? TraceFlags.SAMPLED : TraceFlags.NONE })
+      : undefined;
   return {
+    ...(context ? { context } : {}),
     timestamp: typeof fields.time === 'number' ? fields.time : Date.now(),
     severityNumber,
     severityText,

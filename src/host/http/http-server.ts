@@ -1,7 +1,6 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { Socket as NetSocket, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { context } from '@opentelemetry/api';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { Errors, type ErrorDefinition } from '../errors.js';
@@ -143,7 +142,7 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
     const trace = traceRequest(raw);
     const body = Buffer.isBuffer(request.body) ? request.body : undefined;
     const ctx = new HttpContext(raw, { url: raw.url ?? '/', body, traceId: trace.traceId, log, resolveOrigin, rawResponse: reply.raw });
-    await context.with(trace.context, run, undefined, app, ctx, development, requestLog, trace);
+    await run(app, ctx, development, requestLog, trace);
     if (ctx.response.hijacked) return reply.hijack();
     addSecurityHeaders(ctx.response.headers, ctx.isHttps);
     reply.code(ctx.response.status);
@@ -173,7 +172,7 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
     socket.on('error', onUpgradeSocketError);
     const trace = traceRequest(req);
     const ctx = new HttpContext(req, { url: req.url ?? '/', body: undefined, traceId: trace.traceId, log, upgrade: { socket, head }, resolveOrigin });
-    void context.with(trace.context, run, undefined, app, ctx, development, requestLog, trace).then(() => {
+    void run(app, ctx, development, requestLog, trace).then(() => {
       if (ctx.response.hijacked) return;
       addSecurityHeaders(ctx.response.headers, ctx.isHttps);
       writeRawResponse(socket, ctx.response);
@@ -211,7 +210,7 @@ function endRequest(requestLog: Logger, ctx: HttpContext, status: number | null,
     durationMs: Math.round((performance.now() - ctx.startedAt) * 100) / 100,
   };
   requestLog.info(
-    { method: outcome.method, route: outcome.route, endpoint: ctx.endpoint?.displayName ?? null, status, durationMs: outcome.durationMs, traceId: ctx.traceId },
+    { method: outcome.method, route: outcome.route, endpoint: ctx.endpoint?.displayName ?? null, status, durationMs: outcome.durationMs, traceId: ctx.traceId, ...trace.logFields },
     'request',
   );
   trace.end(outcome);

@@ -15,7 +15,12 @@ export interface RequestOutcome {
 /** One request's trace: its id (logged, and in problem responses), its context, and its end. */
 export interface RequestTrace {
   readonly traceId: string;
-  /** Active while the pipeline runs: log lines and outbound calls see the server span. */
+  /** The server span's trace fields for the request log line (`trace_id`, `span_id`, `trace_flags`); undefined without a span. */
+  readonly logFields: Readonly<Record<string, string>> | undefined;
+  /**
+   * The server span's context, passed explicitly (there is no ambient context): an outbound call
+   * made for this request sends `injectTraceContext(context)`, its own span id in the same trace.
+   */
   readonly context: Context;
   end(outcome: RequestOutcome): void;
 }
@@ -24,4 +29,4 @@ export interface RequestTrace {
 export type RequestTracer = (req: IncomingMessage) => RequestTrace;
 
 /** Telemetry off: the caller's trace id (or a new one) for the log; no span, nothing recorded. */
-export const untracedRequest: RequestTracer = (req) => ({ traceId: traceIdOf(req.headers), context: ROOT_CONTEXT, end: () => undefined });
+export const untracedRequest: RequestTracer = (req) => ({ traceId: traceIdOf(req.headers), logFields: undefined, context: ROOT_CONTEXT, end: () => undefined });
