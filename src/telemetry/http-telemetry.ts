@@ -12,11 +12,7 @@ const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75,
  * `http.server.request.duration` by method, route template and status.
  */
 export function httpRequestTracer(source: TelemetrySource): RequestTracer {
-  const duration = source.meter.createHistogram('http.server.request.duration', {
-    unit: 's',
-    description: 'Duration of HTTP server requests.',
-    advice: { explicitBucketBoundaries: DURATION_BUCKETS },
-  });
+  const duration = source.histogram('http.server.request.duration', { unit: 's', description: 'Duration of HTTP server requests.', boundaries: DURATION_BUCKETS });
   return (req) => {
     const parent = extractTraceContext(req.headers);
     const method = req.method ?? 'GET';
@@ -27,13 +23,10 @@ export function httpRequestTracer(source: TelemetrySource): RequestTracer {
       logFields: { trace_id: traceId, span_id: spanId, trace_flags: `0${traceFlags & 1}` },
       context: trace.setSpan(parent, span),
       end(outcome: RequestOutcome) {
-        const attributes: Attributes = { 'http.request.method': outcome.method };
-        if (outcome.route !== null) attributes['http.route'] = outcome.route;
-        if (outcome.status !== null) attributes['http.response.status_code'] = outcome.status;
-        duration.record(outcome.durationMs / 1000, attributes);
+        duration.series(`${outcome.method} ${outcome.route} ${outcome.status}`, () => attributesOf(outcome)).record(outcome.durationMs / 1000);
         if (span.isRecording()) {
           span.updateName(outcome.route === null ? outcome.method : `${outcome.method} ${outcome.route}`);
-          span.setAttributes(attributes);
+          span.setAttributes(attributesOf(outcome));
           // Server spans are errors for 5xx only: a 4xx is the client's mistake (semantic conventions).
           if (outcome.status === null || outcome.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
         }
@@ -41,4 +34,11 @@ export function httpRequestTracer(source: TelemetrySource): RequestTracer {
       },
     };
   };
+}
+
+function attributesOf(outcome: RequestOutcome): Attributes {
+  const attributes: Attributes = { 'http.request.method': outcome.method };
+  if (outcome.route !== null) attributes['http.route'] = outcome.route;
+  if (outcome.status !== null) attributes['http.response.status_code'] = outcome.status;
+  return attributes;
 }

@@ -1,9 +1,10 @@
-import { ROOT_CONTEXT, SpanKind, trace, type Attributes, type Context, type Histogram } from '@opentelemetry/api';
+import { ROOT_CONTEXT, SpanKind, trace, type Attributes, type Context } from '@opentelemetry/api';
 import type { Clock } from '../host/clock.js';
 import { formatTraceparent, traceparentContext } from '../host/trace-context.js';
 import type { DeliveryRecorder } from '../hub/delivery-recorder.js';
 import type { OutboundMessage } from '../hub/types.js';
 import type { Reading } from '../protocol/reading.js';
+import type { HistogramSeries, LocalHistogram } from './local-histograms.js';
 import type { TelemetrySource } from './telemetry.js';
 
 /** Delivery latency buckets, seconds: a reading is expected on screen within tens of milliseconds. */
@@ -27,17 +28,17 @@ export interface HubSize {
 export class HubTelemetry {
   readonly #source: TelemetrySource;
   readonly #clock: Clock;
-  readonly #latency: Histogram;
+  readonly #latency: LocalHistogram;
   readonly #recorders: TransportRecorder[] = [];
 
   constructor(source: TelemetrySource, options: { hub: HubSize; clock: Clock }) {
     this.#source = source;
     this.#clock = options.clock;
     const { meter } = source;
-    this.#latency = meter.createHistogram('telemetryhub.delivery.duration', {
+    this.#latency = source.histogram('telemetryhub.delivery.duration', {
       unit: 's',
       description: 'From a reading received by the hub to its message handed to a subscriber socket.',
-      advice: { explicitBucketBoundaries: LATENCY_BUCKETS },
+      boundaries: LATENCY_BUCKETS,
     });
     const perTransport = (name: string, unit: string, description: string, count: (r: TransportRecorder) => number) =>
       meter.createObservableCounter(name, { unit, description }).addCallback((result) => {
@@ -92,16 +93,16 @@ class TransportRecorder implements DeliveryRecorder {
   slow = 0;
   readonly attributes: Attributes;
   readonly #source: TelemetrySource;
-  readonly #latency: Histogram;
+  readonly #latency: HistogramSeries;
   readonly #clock: Clock;
   /** The last sampled traceparent and its context: a fan-out writes one message to many sockets. */
   #lastTraceparent: string | undefined = undefined;
   #lastContext: Context = ROOT_CONTEXT;
 
-  constructor(transport: Transport, source: TelemetrySource, latency: Histogram, clock: Clock) {
+  constructor(transport: Transport, source: TelemetrySource, latency: LocalHistogram, clock: Clock) {
     this.attributes = { 'telemetryhub.transport': transport };
     this.#source = source;
-    this.#latency = latency;
+    this.#latency = latency.series(transport, () => this.attributes);
     this.#clock = clock;
   }
 
@@ -109,7 +110,7 @@ class TransportRecorder implements DeliveryRecorder {
     this.delivered++;
     if (message.kind !== 'reading') return;
     const receivedAt = (message.data as { receivedAt?: unknown }).receivedAt;
-    if (typeof receivedAt === 'number') this.#latency.record(Math.max(0, this.#clock.now() - receivedAt) / 1000, this.attributes);
+    if (typeof receivedAt === 'number') this.#latency.record(Math.max(0, this.#clock.now() - receivedAt) / 1000);
     const tp = message.traceparent;
     // Only sampled sends get write spans ('1' ends a traceparent we formatted with the sampled flag).
     if (tp === undefined || tp.charCodeAt(tp.length - 1) !== 49) return;

@@ -6,6 +6,7 @@ import { detectResources, envDetector, resourceFromAttributes } from '@opentelem
 import { BatchLogRecordProcessor, ConsoleLogRecordExporter, LoggerProvider, SimpleLogRecordProcessor } from '@opentelemetry/sdk-logs';
 import { ConsoleMetricExporter, MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
 import { BasicTracerProvider, BatchSpanProcessor, ConsoleSpanExporter, ParentBasedSampler, SimpleSpanProcessor, TraceIdRatioBasedSampler } from '@opentelemetry/sdk-trace-base';
+import { LocalHistograms } from './local-histograms.js';
 import { toLogRecord } from './log-record.js';
 import { SourceFilter } from './source-filter.js';
 import { Telemetry } from './telemetry.js';
@@ -38,6 +39,7 @@ export function createTelemetry(config: TelemetryConfig, identity: TelemetryIden
       endpoint !== undefined ? new BatchSpanProcessor(new OTLPTraceExporter({ url: `${endpoint}/v1/traces` })) : new SimpleSpanProcessor(new ConsoleSpanExporter()),
     ],
   });
+  const histograms = new LocalHistograms();
   const meterProvider = new MeterProvider({
     resource,
     readers: [
@@ -45,6 +47,7 @@ export function createTelemetry(config: TelemetryConfig, identity: TelemetryIden
         exporter: endpoint !== undefined ? new OTLPMetricExporter({ url: `${endpoint}/v1/metrics` }) : new ConsoleMetricExporter(),
         exportIntervalMillis: config.metricsIntervalMs,
         exportTimeoutMillis: Math.min(30_000, config.metricsIntervalMs),
+        metricProducers: [histograms],
       }),
     ],
   });
@@ -60,6 +63,7 @@ export function createTelemetry(config: TelemetryConfig, identity: TelemetryIden
     {
       tracer: (name) => tracerProvider.getTracer(name),
       meter: (name) => meterProvider.getMeter(name),
+      histogram: (scope, name, options) => histograms.create(scope, name, options),
       emitLog(source, fields) {
         const record = toLogRecord(fields);
         let logger = loggers.get(source);

@@ -1,18 +1,25 @@
 import type { Meter, Tracer } from '@opentelemetry/api';
 import type { HostedService } from '../host/lifecycle/hosted-service.js';
+import type { HistogramOptions, LocalHistogram } from './local-histograms.js';
 import type { SourceFilter } from './source-filter.js';
+
+/** pino writes bindings (the category) as plain JSON strings: `"category":"Ingestion.Mqtt"`. */
+const CATEGORY = /"category":"([A-Za-z0-9_.]+)"/;
 
 /** One named source that a subscription matched: spans through `tracer`, instruments on `meter`. */
 export interface TelemetrySource {
   readonly name: string;
   readonly tracer: Tracer;
   readonly meter: Meter;
+  /** A histogram for hot paths: a series per attribute set, aggregated in place (see LocalHistograms). */
+  histogram(name: string, options: HistogramOptions): LocalHistogram;
 }
 
 /** What the SDK part provides; absent when telemetry is off. */
 export interface TelemetryProviders {
   tracer(name: string): Tracer;
   meter(name: string): Meter;
+  histogram(scope: string, name: string, options: HistogramOptions): LocalHistogram;
   /** A log line's fields (pino JSON), as an OpenTelemetry log record of the source. */
   emitLog(source: string, fields: Record<string, unknown>): void;
   /** Exports what is buffered and stops the exporters; resolves by the signal's abort at the latest. */
@@ -30,6 +37,8 @@ export class Telemetry {
 
   readonly #providers: TelemetryProviders | undefined;
   readonly #filter: SourceFilter | undefined;
+  /** Whether each log source seen so far is subscribed (categories are few and fixed). */
+  readonly #logSources = new Map<string, boolean>();
 
   constructor(providers: TelemetryProviders | undefined, filter: SourceFilter | undefined) {
     this.#providers = providers;
@@ -43,7 +52,8 @@ export class Telemetry {
   /** The source when telemetry is on and `Telemetry:Sources` matches its name; else undefined. */
   source(name: string): TelemetrySource | undefined {
     if (!this.subscribed(name)) return undefined;
-    return { name, tracer: this.#providers!.tracer(name), meter: this.#providers!.meter(name) };
+    const providers = this.#providers!;
+    return { name, tracer: providers.tracer(name), meter: providers.meter(name), histogram: (metric, options) => providers.histogram(name, metric, options) };
   }
 
   subscribed(name: string): boolean {
@@ -55,14 +65,18 @@ export class Telemetry {
    * for lines without a category). Only called with telemetry on (see forwardLogLines).
    */
   log(line: string): void {
+    // The category is read from the text: a line of an unsubscribed source is never parsed.
+    const source = `TelemetryHub.Logs.${CATEGORY.exec(line)?.[1] ?? 'Host'}`;
+    let subscribed = this.#logSources.get(source);
+    if (subscribed === undefined) this.#logSources.set(source, (subscribed = this.subscribed(source)));
+    if (!subscribed) return;
     let fields: Record<string, unknown>;
     try {
       fields = JSON.parse(line) as Record<string, unknown>;
     } catch {
       return;
     }
-    const source = `TelemetryHub.Logs.${typeof fields.category === 'string' ? fields.category : 'Host'}`;
-    if (this.subscribed(source)) this.#providers!.emitLog(source, fields);
+    this.#providers!.emitLog(source, fields);
   }
 
   /**

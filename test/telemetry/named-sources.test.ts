@@ -2,6 +2,7 @@ import { MeterProvider } from '@opentelemetry/sdk-metrics';
 import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/app/load-app-config.js';
+import { LocalHistograms } from '../../src/telemetry/local-histograms.js';
 import { parseSourcePatterns, SourceFilter } from '../../src/telemetry/source-filter.js';
 import { Telemetry, type TelemetryProviders } from '../../src/telemetry/telemetry.js';
 
@@ -11,6 +12,7 @@ const providers = (): TelemetryProviders & { logged: string[] } => {
     logged,
     tracer: (name) => new BasicTracerProvider().getTracer(name),
     meter: (name) => new MeterProvider().getMeter(name),
+    histogram: (scope, name, options) => new LocalHistograms().create(scope, name, options),
     emitLog: (source) => logged.push(source),
     shutdown: async () => undefined,
   };

@@ -5,6 +5,7 @@ import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
 import { describe, expect, it } from 'vitest';
 import { injectTraceContext, traceIdOf, type Carrier } from '../../src/host/trace-context.js';
 import { httpRequestTracer } from '../../src/telemetry/http-telemetry.js';
+import { LocalHistograms } from '../../src/telemetry/local-histograms.js';
 
 /**
  * The level-1 cases of the W3C trace-context test suite (its harness cannot be fetched on this
@@ -13,7 +14,13 @@ import { httpRequestTracer } from '../../src/telemetry/http-telemetry.js';
  * checked as the suite's harness checks them.
  */
 const provider = new BasicTracerProvider();
-const tracer = httpRequestTracer({ name: 'TelemetryHub.Http', tracer: provider.getTracer('t'), meter: new MeterProvider().getMeter('t') });
+const histograms = new LocalHistograms();
+const tracer = httpRequestTracer({
+  name: 'TelemetryHub.Http',
+  tracer: provider.getTracer('t'),
+  meter: new MeterProvider().getMeter('t'),
+  histogram: (name, options) => histograms.create('t', name, options),
+});
 
 const TRACE = '12345678901234567890123456789012';
 const PARENT = '1234567890123456';
