@@ -1,6 +1,8 @@
 import { toHostConfig, type HostConfig } from '../host/config/host-config.js';
 import type { ResolvedConfig } from '../host/config/load-config.js';
 import type { EventTenancy } from '../ingest/eventhubs/event-tenancy.js';
+import { toDatabaseConfig, type DatabaseConfig } from '../db/database-keys.js';
+import { toHistoryConfig, type HistoryConfig } from '../history/history-keys.js';
 import { toTelemetryConfig, type TelemetryConfig } from '../telemetry/telemetry-keys.js';
 
 /**
@@ -56,6 +58,8 @@ export interface AppConfig extends HostConfig {
   readonly throttle: { readonly maxPerSecondPerDevice: number };
   readonly simulator: { readonly devices: number; readonly tenant: string; readonly rate: number };
   readonly cors: { readonly allowedOrigins: readonly string[] };
+  readonly database: DatabaseConfig;
+  readonly history: HistoryConfig;
   /** `Telemetry:*`: OpenTelemetry export, subscribed sources, sampling. */
   readonly telemetry: TelemetryConfig;
 }
@@ -115,6 +119,8 @@ export function toAppConfig(resolved: ResolvedConfig): AppConfig {
     throttle: { maxPerSecondPerDevice: v('Throttle:MaxPerSecondPerDevice') },
     simulator: { devices: v('Simulator:Devices'), tenant: v('Simulator:Tenant'), rate: v('Simulator:Rate') },
     cors: { allowedOrigins: v('Cors:AllowedOrigins') },
+    database: toDatabaseConfig(resolved),
+    history: toHistoryConfig(resolved),
     telemetry: toTelemetryConfig(v),
   };
   return deepFreeze(config);

@@ -21,6 +21,10 @@ import { mapSocketIoEndpoints } from './socketio-endpoints.js';
 import { useSecurity } from './security-wiring.js';
 import { wireServerless } from './serverless-wiring.js';
 import { createTelemetryServices, type TelemetryServices } from './telemetry-services.js';
+import { createDatabaseService } from './database-wiring.js';
+import { createHistory, type History } from './history-wiring.js';
+import { mapHistoryEndpoints } from './history-endpoints.js';
+import type { Database } from '../db/database.js';
 import { wireOpenTelemetry } from './otel-wiring.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
 
@@ -33,6 +37,10 @@ export interface Application {
   health: HealthChecks;
   server: HttpServerService;
   telemetry: TelemetryServices;
+  /** Tenant-scoped units of work (row-level security); open once the host started. */
+  database: Database;
+  /** Stored readings (`History:Enabled`, default on): the writer and the reader catch-up uses. */
+  history: History | undefined;
   /** OpenTelemetry (`Telemetry:*`): named sources, off unless an exporter is configured. */
   otel: Telemetry;
   /** Verifies user tokens; the same verifier guards HTTP endpoints and socket connections. */
@@ -88,7 +96,11 @@ export function composeApplication(config: AppConfig, log: Logger, extend?: (app
   });
   const server = new HttpServerService({ fastify, log: httpLog, port: config.http.port, host: config.http.host });
 
-  const telemetry = createTelemetryServices(config, log, host.lifetime, clock, otel.telemetry);
+  // First to start and last to stop: everything that writes through it has stopped before it closes.
+  const db = createDatabaseService(config, log);
+  health.add(db.healthCheck());
+  const history = createHistory(config, log, clock, db.database);
+  const telemetry = createTelemetryServices(config, log, host.lifetime, clock, history && ((reading) => history.writer.offer(reading)), otel.telemetry);
   health.add({
     name: 'ingestion',
     tags: ['ready'],
@@ -125,11 +137,26 @@ export function composeApplication(config: AppConfig, log: Logger, extend?: (app
     telemetry.hub.closeAll('shutdown');
   });
   mapDeviceEndpoints(web.routes.group('/v1'), telemetry.registry);
+  if (history) mapHistoryEndpoints(web.routes.group('/v1'), db.database, () => clock.now());
   const dashboard = mapDashboardEndpoints(web.routes);
   if (dashboard.files === 0) log.warn({ dir: DASHBOARD_DIR }, 'dashboard not built; / answers 404');
 
   // Telemetry first, so the host stops it last: the spans and metrics of the shutdown leave too.
-  const app: Application = { config, clock, host, web, health, server, telemetry, otel: otel.telemetry, verifier, upgrades, services: [otel.telemetry.service, ...telemetry.services] };
+  const app: Application = {
+    config,
+    clock,
+    host,
+    web,
+    health,
+    server,
+    telemetry,
+    otel: otel.telemetry,
+    database: db.database,
+    history,
+    verifier,
+    upgrades,
+    services: [otel.telemetry.service, db, ...(history ? [history.service(telemetry.registry)] : []), ...telemetry.services],
+  };
   wireServerless(app, log);
   extend?.(app);
   pipeline = web.build();

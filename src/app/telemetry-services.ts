@@ -15,6 +15,7 @@ import { EmbeddedBrokerSource } from '../ingest/mqtt/embedded-broker-source.js';
 import { MqttSource } from '../ingest/mqtt/mqtt-source.js';
 import { ReadingPipeline } from '../ingest/reading-pipeline.js';
 import type { IngestionSource } from '../ingest/source.js';
+import type { Reading } from '../protocol/reading.js';
 import { SimulatorService } from '../simulator/simulator-service.js';
 import type { DeliveryRecorder } from '../hub/delivery-recorder.js';
 import { instrumentBackplane } from '../telemetry/backplane-telemetry.js';
@@ -39,7 +40,15 @@ export interface TelemetryServices {
 }
 
 /** The main job: MQTT (embedded, external or both) or Event Hubs → validate → throttle → device groups on the hub. */
-export function createTelemetryServices(config: AppConfig, log: Logger, lifetime: ApplicationLifetime, clock: Clock, otel: Telemetry = Telemetry.off): TelemetryServices {
+/** `accepted` receives every accepted reading before the throttle (history). */
+export function createTelemetryServices(
+  config: AppConfig,
+  log: Logger,
+  lifetime: ApplicationLifetime,
+  clock: Clock,
+  accepted?: (reading: Reading) => void,
+  otel: Telemetry = Telemetry.off,
+): TelemetryServices {
   const registry = new DeviceRegistry({ maxDevices: config.hub.maxDevices, maxDevicesPerTenant: config.hub.maxDevicesPerTenant });
   const backplane = config.redisUrl
     ? new RedisBackplane({ url: config.redisUrl, hubName: config.hub.name, log: categoryLogger(log, config, 'Hub.Backplane') })
@@ -64,6 +73,7 @@ export function createTelemetryServices(config: AppConfig, log: Logger, lifetime
     logger: categoryLogger(log, config, 'Ingestion'),
     clock,
     maxPerSecond: config.throttle.maxPerSecondPerDevice,
+    ...(accepted ? { accepted } : {}),
   });
 
   const throttleSource = otel.source(Sources.ingestion);
