@@ -1,6 +1,6 @@
 import { SpanKind, SpanStatusCode, trace, type Attributes } from '@opentelemetry/api';
 import type { RequestOutcome, RequestTracer } from '../host/http/request-trace.js';
-import { extractTraceContext } from '../host/trace-context.js';
+import { extractTraceContext, newTraceId } from '../host/trace-context.js';
 import type { TelemetrySource } from './telemetry.js';
 
 /** Seconds, as the semantic conventions want HTTP durations, with buckets from 5 ms to 10 s. */
@@ -16,7 +16,16 @@ export function httpRequestTracer(source: TelemetrySource): RequestTracer {
   return (req) => {
     const parent = extractTraceContext(req.headers);
     const method = req.method ?? 'GET';
-    const span = source.tracer.startSpan(method, { kind: SpanKind.SERVER, attributes: { 'http.request.method': method } }, parent);
+    const span = source.startSpan(method, { kind: SpanKind.SERVER, attributes: { 'http.request.method': method } }, parent);
+    if (span === undefined) {
+      // Not sampled: the caller's trace id (or a new one) for the log, the duration still counted.
+      return {
+        traceId: trace.getSpanContext(parent)?.traceId ?? newTraceId(),
+        logFields: undefined,
+        context: parent,
+        end: (outcome: RequestOutcome) => duration.series(`${outcome.method} ${outcome.route} ${outcome.status}`, () => attributesOf(outcome)).record(outcome.durationMs / 1000),
+      };
+    }
     const { traceId, spanId, traceFlags } = span.spanContext();
     return {
       traceId,

@@ -57,19 +57,17 @@ export class HubTelemetry {
 
   /** The hub's publishReading inside a send span; the reading leaves with the span's traceparent. */
   publish(publish: (reading: Reading) => void): (reading: Reading) => void {
-    const tracer = this.#source.tracer;
+    const source = this.#source;
     return (reading) => {
       const parent = traceparentContext(reading.traceparent);
-      const group = `device:${reading.tenantId}:${reading.deviceId}`;
       const from = trace.getSpanContext(parent);
-      const span = tracer.startSpan(
-        'send device',
-        { kind: SpanKind.PRODUCER, ...(from ? { links: [{ context: from }] } : {}) },
-        parent,
-      );
-      if (span.isRecording()) {
-        span.setAttributes({ 'messaging.operation.type': 'send', 'messaging.destination.name': group, 'telemetryhub.seq': reading.seq });
-      }
+      const span = source.startSpan('send device', { kind: SpanKind.PRODUCER, ...(from ? { links: [{ context: from }] } : {}) }, parent);
+      if (span === undefined) return publish(reading);
+      span.setAttributes({
+        'messaging.operation.type': 'send',
+        'messaging.destination.name': `device:${reading.tenantId}:${reading.deviceId}`,
+        'telemetryhub.seq': reading.seq,
+      });
       reading.traceparent = formatTraceparent(span.spanContext());
       try {
         publish(reading);

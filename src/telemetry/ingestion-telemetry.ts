@@ -1,5 +1,5 @@
 import { SpanKind, SpanStatusCode, type Span } from '@opentelemetry/api';
-import { formatTraceparent, traceparentContext } from '../host/trace-context.js';
+import { formatTraceparent, traceparentContext, unsampledTraceparent } from '../host/trace-context.js';
 import type { DropReason } from '../ingest/drop-reason.js';
 import type { IngestionSource, RawReading, ReadingSink, SinkResult } from '../ingest/source.js';
 import type { TelemetrySource } from './telemetry.js';
@@ -49,18 +49,21 @@ export class IngestionTelemetry {
     if (counts === undefined) this.#counts.set(sourceName, (counts = { accepted: 0, dropped: new Map() }));
     const c = counts;
     const drop = (reason: string) => c.dropped.set(reason, (c.dropped.get(reason) ?? 0) + 1);
-    const tracer = this.#source.tracer;
+    const source = this.#source;
     const spanName = this.#spanName;
     return {
       offer(raw: RawReading): SinkResult {
-        const span = tracer.startSpan(spanName, { kind: SpanKind.CONSUMER }, traceparentContext(raw.traceparent));
-        // Unsampled spans pass their decision on too, so later hops do not sample the reading anew.
-        raw.traceparent = formatTraceparent(span.spanContext());
+        const span = source.startSpan(spanName, { kind: SpanKind.CONSUMER }, traceparentContext(raw.traceparent));
+        if (span !== undefined) raw.traceparent = formatTraceparent(span.spanContext());
+        // A new trace not sampled passes its decision on, so later hops do not sample the reading anew.
+        else if (raw.traceparent === undefined) raw.traceparent = unsampledTraceparent();
         const result = inner.offer(raw);
         if (result.accepted) c.accepted++;
         else drop(result.reason);
-        if (span.isRecording()) describe(span, sourceName, raw, result);
-        span.end();
+        if (span !== undefined) {
+          describe(span, sourceName, raw, result);
+          span.end();
+        }
         return result;
       },
       refused(reason: DropReason, raw: RawReading): void {

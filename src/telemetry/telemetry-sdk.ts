@@ -5,7 +5,7 @@ import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchLogRecordProcessor, ConsoleLogRecordExporter, LoggerProvider, SimpleLogRecordProcessor } from '@opentelemetry/sdk-logs';
 import { ConsoleMetricExporter, MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
-import { BasicTracerProvider, BatchSpanProcessor, ConsoleSpanExporter, ParentBasedSampler, SimpleSpanProcessor, TraceIdRatioBasedSampler } from '@opentelemetry/sdk-trace-base';
+import { AlwaysOnSampler, BasicTracerProvider, BatchSpanProcessor, ConsoleSpanExporter, ParentBasedSampler, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { LocalHistograms } from './local-histograms.js';
 import { toLogRecord } from './log-record.js';
 import { SourceFilter } from './source-filter.js';
@@ -34,7 +34,9 @@ export function createTelemetry(config: TelemetryConfig, identity: TelemetryIden
   );
   const tracerProvider = new BasicTracerProvider({
     resource,
-    sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(config.sampleRatio) }),
+    // Parent-based with the ratio for new traces: the ratio is applied by TelemetrySource.startSpan,
+    // before a span exists, so the SDK sees only the roots that were kept.
+    sampler: new ParentBasedSampler({ root: new AlwaysOnSampler() }),
     spanProcessors: [
       endpoint !== undefined ? new BatchSpanProcessor(new OTLPTraceExporter({ url: `${endpoint}/v1/traces` })) : new SimpleSpanProcessor(new ConsoleSpanExporter()),
     ],
@@ -63,6 +65,7 @@ export function createTelemetry(config: TelemetryConfig, identity: TelemetryIden
     {
       tracer: (name) => tracerProvider.getTracer(name),
       meter: (name) => meterProvider.getMeter(name),
+      sampleRatio: config.sampleRatio,
       histogram: (scope, name, options) => histograms.create(scope, name, options),
       emitLog(source, fields) {
         const record = toLogRecord(fields);

@@ -17,6 +17,7 @@ describe('delivery telemetry of a connection outbox', () => {
     tracer: new BasicTracerProvider().getTracer(name),
     meter: meterProvider.getMeter(name),
     histogram: (metric, options) => histograms.create(name, metric, options),
+    startSpan: () => undefined,
   });
 
   async function collected(): Promise<Map<string, { attributes: Record<string, unknown>; value: unknown }[]>> {

@@ -1,18 +1,21 @@
+import { ROOT_CONTEXT } from '@opentelemetry/api';
 import { MeterProvider } from '@opentelemetry/sdk-metrics';
 import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/app/load-app-config.js';
+import { traceparentContext } from '../../src/host/trace-context.js';
 import { LocalHistograms } from '../../src/telemetry/local-histograms.js';
 import { parseSourcePatterns, SourceFilter } from '../../src/telemetry/source-filter.js';
 import { Telemetry, type TelemetryProviders } from '../../src/telemetry/telemetry.js';
 
-const providers = (): TelemetryProviders & { logged: string[] } => {
+const providers = (sampleRatio = 1): TelemetryProviders & { logged: string[] } => {
   const logged: string[] = [];
   return {
     logged,
     tracer: (name) => new BasicTracerProvider().getTracer(name),
     meter: (name) => new MeterProvider().getMeter(name),
     histogram: (scope, name, options) => new LocalHistograms().create(scope, name, options),
+    sampleRatio,
     emitLog: (source) => logged.push(source),
     shutdown: async () => undefined,
   };
@@ -42,6 +45,16 @@ describe('named sources and subscriptions', () => {
     expect(telemetry.source('TelemetryHub.Hub')).toBeUndefined();
     expect(Telemetry.off.source('TelemetryHub.Ingestion.Mqtt')).toBeUndefined();
     expect(Telemetry.off.enabled).toBe(false);
+  });
+
+  it('starts no span for a trace that is not sampled: a new one at ratio 0, or a caller’s unsampled one', () => {
+    const source = new Telemetry(providers(0), new SourceFilter(['*'])).source('TelemetryHub.Hub')!;
+    expect(source.startSpan('x', {}, ROOT_CONTEXT)).toBeUndefined();
+    expect(source.startSpan('x', {}, traceparentContext(`00-${'1'.repeat(32)}-${'2'.repeat(16)}-00`))).toBeUndefined();
+    const kept = source.startSpan('x', {}, traceparentContext(`00-${'1'.repeat(32)}-${'2'.repeat(16)}-01`));
+    expect(kept?.spanContext().traceId).toBe('1'.repeat(32));
+    const always = new Telemetry(providers(1), new SourceFilter(['*'])).source('TelemetryHub.Hub')!;
+    expect(always.startSpan('x', {}, ROOT_CONTEXT)).toBeDefined();
   });
 
   it('exports a log line only when its category’s log source is subscribed, apart from spans and metrics', () => {

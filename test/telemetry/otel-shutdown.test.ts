@@ -18,8 +18,8 @@ describe('OpenTelemetry in the hub process', () => {
       OTEL_BSP_SCHEDULE_DELAY: '60000',
       OTEL_BLRP_SCHEDULE_DELAY: '60000',
       OTEL_METRIC_EXPORT_INTERVAL: '60000',
-    });
-  });
+    }, 40_000);
+  }, 45_000);
 
   afterAll(async () => {
     await hub?.stop();
