@@ -60,7 +60,7 @@ export function composeApplication(config: AppConfig, log: Logger, extend?: (app
   const host = new Host({ logger: categoryLogger(log, config, 'Host'), shutdownTimeoutMs: config.host.shutdownTimeoutMs });
   const health = new HealthChecks({ timeoutMs: config.health.checkTimeoutMs, clock });
   const otel = wireOpenTelemetry(config, health);
-  if (otel.enabled) forwardLogLines(log, (line) => otel.log(line));
+  if (otel.recordsLogs) forwardLogLines(log, (line) => otel.log(line));
   health.add({ name: 'self', tags: ['live'], check: () => ({ status: 'Healthy' }) });
   health.add({
     name: 'host',

@@ -11,14 +11,14 @@ import type { AppConfig } from './app-config.js';
 export function wireOpenTelemetry(
   config: AppConfig,
   health: HealthChecks,
-): { telemetry: Telemetry; enabled: boolean; requestTracer: RequestTracer | undefined; log(line: string): void } {
+): { telemetry: Telemetry; recordsLogs: boolean; requestTracer: RequestTracer | undefined; log(line: string): void } {
   const telemetry = createTelemetry(config.telemetry, { instanceId: config.hub.instanceId });
   const http = telemetry.source(Sources.http);
   const healthSource = telemetry.source(Sources.health);
   if (healthSource) recordHealth(healthSource, health);
   return {
     telemetry,
-    enabled: telemetry.enabled,
+    recordsLogs: telemetry.recordsLogs,
     requestTracer: http ? httpRequestTracer(http) : undefined,
     log: (line) => telemetry.log(line),
   };

@@ -15,6 +15,12 @@ export class SourceFilter {
     }
   }
 
+  /** Whether some name beginning with `prefix` could match (e.g. any `TelemetryHub.Logs.` source). */
+  mayMatchUnder(prefix: string): boolean {
+    const lower = prefix.toLowerCase();
+    return [...this.#exact].some((name) => name.startsWith(lower)) || this.#prefixes.some((p) => p.startsWith(lower) || lower.startsWith(p));
+  }
+
   matches(name: string): boolean {
     const lower = name.toLowerCase();
     return this.#exact.has(lower) || this.#prefixes.some((prefix) => lower.startsWith(prefix));

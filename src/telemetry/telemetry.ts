@@ -80,6 +80,11 @@ export class Telemetry {
     return this.#providers !== undefined && this.#filter !== undefined && this.#filter.matches(name);
   }
 
+  /** Whether any `TelemetryHub.Logs.*` source is subscribed: else log lines need not be looked at. */
+  get recordsLogs(): boolean {
+    return this.#providers !== undefined && this.#filter !== undefined && this.#filter.mayMatchUnder('TelemetryHub.Logs.');
+  }
+
   /**
    * A pino JSON line, recorded when `TelemetryHub.Logs.<its category>` is subscribed (`TelemetryHub.Logs.Host`
    * for lines without a category). Only called with telemetry on (see forwardLogLines).

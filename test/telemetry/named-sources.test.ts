@@ -31,6 +31,10 @@ describe('named sources and subscriptions', () => {
     expect(filter.matches('TelemetryHub.Hub.SocketIo')).toBe(false);
     expect(new SourceFilter(['*']).matches('Anything.At.All')).toBe(true);
     expect(new SourceFilter([]).matches('TelemetryHub.Hub')).toBe(false);
+    // Whether any log source could match, so log lines are not even looked at otherwise.
+    expect(new SourceFilter(['TelemetryHub.*']).mayMatchUnder('TelemetryHub.Logs.')).toBe(true);
+    expect(new SourceFilter(['TelemetryHub.Logs.Http']).mayMatchUnder('TelemetryHub.Logs.')).toBe(true);
+    expect(new SourceFilter(['TelemetryHub.Http', 'TelemetryHub.Ingestion.*']).mayMatchUnder('TelemetryHub.Logs.')).toBe(false);
   });
 
   it('refuses a pattern that is neither a name nor a trailing wildcard, naming the key', () => {
