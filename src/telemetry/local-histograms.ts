@@ -1,6 +1,14 @@
 import { ValueType, type Attributes, type HrTime } from '@opentelemetry/api';
-import { hrTime } from '@opentelemetry/core';
-import { AggregationTemporality, DataPointType, type CollectionResult, type HistogramMetricData, type MetricProducer } from '@opentelemetry/sdk-metrics';
+import type { AggregationTemporality, CollectionResult, DataPointType, HistogramMetricData, MetricProducer } from '@opentelemetry/sdk-metrics';
+
+// The SDK's enum values, spelled out so this module loads without the SDK (it loads only when on).
+const CUMULATIVE = 1 as AggregationTemporality.CUMULATIVE;
+const HISTOGRAM = 0 as DataPointType.HISTOGRAM;
+
+function hrTime(): HrTime {
+  const ms = Date.now();
+  return [Math.floor(ms / 1000), (ms % 1000) * 1e6];
+}
 
 /**
  * One histogram time series (one attribute set), aggregated in place. The SDK's Histogram.record
@@ -84,8 +92,8 @@ export class LocalHistograms implements MetricProducer {
       metrics: histograms.map(
         (h): HistogramMetricData => ({
           descriptor: { name: h.name, description: h.options.description, unit: h.options.unit, valueType: ValueType.DOUBLE },
-          aggregationTemporality: AggregationTemporality.CUMULATIVE,
-          dataPointType: DataPointType.HISTOGRAM,
+          aggregationTemporality: CUMULATIVE,
+          dataPointType: HISTOGRAM,
           dataPoints: [...h.all].map((s) => ({
             attributes: s.attributes,
             startTime: this.#start,

@@ -1,11 +1,5 @@
+import { createRequire } from 'node:module';
 import type { Logger as OtelLogger } from '@opentelemetry/api-logs';
-import { OTLPLogExporter } from '@opentelemetry/exporter-logs-otlp-proto';
-import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-proto';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
-import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
-import { BatchLogRecordProcessor, ConsoleLogRecordExporter, LoggerProvider, SimpleLogRecordProcessor } from '@opentelemetry/sdk-logs';
-import { ConsoleMetricExporter, MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
-import { AlwaysOnSampler, BasicTracerProvider, BatchSpanProcessor, ConsoleSpanExporter, ParentBasedSampler, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { LocalHistograms } from './local-histograms.js';
 import { toLogRecord } from './log-record.js';
 import { SourceFilter } from './source-filter.js';
@@ -25,6 +19,16 @@ export interface TelemetryIdentity {
 export function createTelemetry(config: TelemetryConfig, identity: TelemetryIdentity): Telemetry {
   const endpoint = config.otlpEndpoint;
   if (endpoint === undefined && !config.console) return Telemetry.off;
+  // Loaded only when on (~0.5 s of module loading at start on a busy machine otherwise).
+  const require = createRequire(import.meta.url);
+  const { OTLPLogExporter } = require('@opentelemetry/exporter-logs-otlp-proto') as typeof import('@opentelemetry/exporter-logs-otlp-proto');
+  const { OTLPMetricExporter } = require('@opentelemetry/exporter-metrics-otlp-proto') as typeof import('@opentelemetry/exporter-metrics-otlp-proto');
+  const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-proto') as typeof import('@opentelemetry/exporter-trace-otlp-proto');
+  const { detectResources, envDetector, resourceFromAttributes } = require('@opentelemetry/resources') as typeof import('@opentelemetry/resources');
+  const { BatchLogRecordProcessor, ConsoleLogRecordExporter, LoggerProvider, SimpleLogRecordProcessor } = require('@opentelemetry/sdk-logs') as typeof import('@opentelemetry/sdk-logs');
+  const { ConsoleMetricExporter, MeterProvider, PeriodicExportingMetricReader } = require('@opentelemetry/sdk-metrics') as typeof import('@opentelemetry/sdk-metrics');
+  const { AlwaysOnSampler, BasicTracerProvider, BatchSpanProcessor, ConsoleSpanExporter, ParentBasedSampler, SimpleSpanProcessor } =
+    require('@opentelemetry/sdk-trace-base') as typeof import('@opentelemetry/sdk-trace-base');
 
   // No global context manager: on Node 20 AsyncLocalStorage hooks every promise, which halved the
   // HTTP pipeline's throughput (bench/). Trace context travels explicitly instead: on the request

@@ -15,7 +15,7 @@ const run = `${process.pid}-${Date.now().toString(36)}`;
 /** Random W3C ids, so each case owns its trace. */
 const hexId = (bytes: number) => Buffer.from(Array.from({ length: bytes }, () => Math.floor(Math.random() * 256))).toString('hex');
 
-describe('OpenTelemetry export to a real OTLP/HTTP receiver', { timeout: 40_000 }, () => {
+describe('OpenTelemetry export to a real OTLP/HTTP receiver', { timeout: 60_000 }, () => {
   let available = false;
   let receiver: OtlpReceiver;
   let device: MqttClient;
@@ -88,9 +88,9 @@ describe('OpenTelemetry export to a real OTLP/HTTP receiver', { timeout: 40_000 
     const trace = hexId(16);
     const deviceSpan = hexId(8);
     await publish(tenant, 'd1', { t: 1 }, `00-${trace}-${deviceSpan}-01`);
-    await eventually(() => got.length === 1, 10_000, 'the reading at the subscriber');
+    await eventually(() => got.length === 1, 20_000, 'the reading at the subscriber');
 
-    await eventually(() => spansOf('all', trace).length >= 3, 10_000, 'ingestion, send and write spans');
+    await eventually(() => spansOf('all', trace).length >= 3, 20_000, 'ingestion, send and write spans');
     const spans = spansOf('all', trace);
     const ingestion = one(spans, 'process tenants/{tenantId}/devices/{deviceId}/telemetry');
     expect(ingestion).toMatchObject({ scope: 'TelemetryHub.Ingestion.Mqtt', kind: 'SPAN_KIND_CONSUMER', parentSpanId: deviceSpan });
@@ -110,12 +110,12 @@ describe('OpenTelemetry export to a real OTLP/HTTP receiver', { timeout: 40_000 
     const tenant = `os-${run}`;
     const got = await follow(a, tenant, 'd2');
     await publish(tenant, 'd2', { t: 2 });
-    await eventually(() => got.length === 1, 10_000, 'the reading at the subscriber');
+    await eventually(() => got.length === 1, 20_000, 'the reading at the subscriber');
     const isIngestion = (s: ReceivedSpan) => of('all')(s) && s.attributes['telemetryhub.device_id'] === 'd2' && s.attributes['telemetryhub.tenant_id'] === tenant;
-    await eventually(() => receiver.spans.some(isIngestion), 10_000, 'the ingestion span');
+    await eventually(() => receiver.spans.some(isIngestion), 20_000, 'the ingestion span');
     const ingestion = receiver.spans.find(isIngestion)!;
     expect(ingestion.parentSpanId).toBe('');
-    await eventually(() => spansOf('all', ingestion.traceId).some((s) => s.name === 'write'), 10_000, 'the write span of the new trace');
+    await eventually(() => spansOf('all', ingestion.traceId).some((s) => s.name === 'write'), 20_000, 'the write span of the new trace');
   });
 
   it('continues an HTTP caller’s trace in a server span named by the route template; the request log carries its ids', async ({ skip }) => {
@@ -126,14 +126,14 @@ describe('OpenTelemetry export to a real OTLP/HTTP receiver', { timeout: 40_000 
       headers: { authorization: `Bearer ${await userToken(`oh-${run}`)}`, traceparent: `00-${trace}-${caller}-01`, tracestate: 'vendor=x' },
     });
     expect(res.status).toBe(200);
-    await eventually(() => spansOf('all', trace).length === 1, 10_000, 'the server span');
+    await eventually(() => spansOf('all', trace).length === 1, 20_000, 'the server span');
     const server = spansOf('all', trace)[0]!;
     expect(server).toMatchObject({ scope: 'TelemetryHub.Http', kind: 'SPAN_KIND_SERVER', name: 'GET /v1/devices', parentSpanId: caller });
     expect(server.attributes).toMatchObject({ 'http.request.method': 'GET', 'http.route': '/v1/devices', 'http.response.status_code': 200 });
     const line = a.logs.find((l) => l.msg === 'request' && l.traceId === trace);
     expect(line).toMatchObject({ trace_id: trace, span_id: server.spanId });
     // Log lines leave as log records of the category's source, in the same trace.
-    await eventually(() => receiver.logs.some((l) => l.traceId === trace), 10_000, 'the request line as a log record');
+    await eventually(() => receiver.logs.some((l) => l.traceId === trace), 20_000, 'the request line as a log record');
     expect(receiver.logs.find((l) => l.traceId === trace)).toMatchObject({ scope: 'TelemetryHub.Logs.Http', body: 'request', spanId: server.spanId, severityText: 'INFO' });
 
     // A hop that stripped the header: the server span is the root of a new trace.
@@ -141,7 +141,7 @@ describe('OpenTelemetry export to a real OTLP/HTTP receiver', { timeout: 40_000 
     expect(fresh.status).toBe(200);
     const freshLine = a.logs.findLast((l) => l.msg === 'request' && l.route === '/v1/devices')!;
     expect(freshLine.traceId).not.toBe(trace);
-    await eventually(() => spansOf('all', freshLine.traceId as string).length === 1, 10_000, 'the new trace');
+    await eventually(() => spansOf('all', freshLine.traceId as string).length === 1, 20_000, 'the new trace');
     expect(spansOf('all', freshLine.traceId as string)[0]).toMatchObject({ name: 'GET /v1/devices', parentSpanId: '', spanId: freshLine.span_id });
   });
 
@@ -152,10 +152,10 @@ describe('OpenTelemetry export to a real OTLP/HTTP receiver', { timeout: 40_000 
     // Three at once: the throttle (1/s) passes the first, holds the second, replaces it with the third.
     for (let n = 0; n < 3; n++) await publish(tenant, 'd3', { n });
     await publish(tenant, 'd3', '{not json');
-    await eventually(() => got.length === 2, 10_000, 'the first and the conflated last reading');
+    await eventually(() => got.length === 2, 20_000, 'the first and the conflated last reading');
     expect(await (await fetch(`${a.url}/health/ready`)).json()).toMatchObject({ status: 'Healthy' });
     const mine = { 'service.instance.id': `all-${run}` };
-    await eventually(() => (receiver.latest('telemetryhub.throttle.conflations') ?? 0) >= 1 && (receiver.latest('telemetryhub.health.check.results', { 'telemetryhub.health.check': 'ingestion' }) ?? 0) >= 1, 10_000, 'metrics after the activity');
+    await eventually(() => (receiver.latest('telemetryhub.throttle.conflations') ?? 0) >= 1 && (receiver.latest('telemetryhub.health.check.results', { 'telemetryhub.health.check': 'ingestion' }) ?? 0) >= 1, 20_000, 'metrics after the activity');
     expect(receiver.metrics.filter((m) => m.resource['service.instance.id'] === mine['service.instance.id']).length).toBeGreaterThan(0);
 
     const units = Object.fromEntries(receiver.metrics.map((m) => [m.name, m.unit]));
@@ -192,10 +192,10 @@ describe('OpenTelemetry export to a real OTLP/HTTP receiver', { timeout: 40_000 
     const trace = hexId(16);
     const traceparent = `00-${trace}-${hexId(8)}-01`;
     await publish(tenant, 'd4', { t: 4 }, traceparent);
-    await eventually(() => got.length === 1, 10_000, 'the reading at the subscriber');
+    await eventually(() => got.length === 1, 20_000, 'the reading at the subscriber');
     await fetch(`${b.url}/health/ready`);
-    await eventually(() => receiver.metrics.some((m) => of('http-only')(m) && m.name === 'http.server.request.duration'), 10_000, 'the HTTP metric');
-    await eventually(() => receiver.spans.some((s) => of('http-only')(s) && s.scope === 'TelemetryHub.Http'), 10_000, 'an HTTP span');
+    await eventually(() => receiver.metrics.some((m) => of('http-only')(m) && m.name === 'http.server.request.duration'), 20_000, 'the HTTP metric');
+    await eventually(() => receiver.spans.some((s) => of('http-only')(s) && s.scope === 'TelemetryHub.Http'), 20_000, 'an HTTP span');
     expect(new Set(receiver.spans.filter(of('http-only')).map((s) => s.scope))).toEqual(new Set(['TelemetryHub.Http']));
     expect(new Set(receiver.metrics.filter(of('http-only')).map((m) => m.scope))).toEqual(new Set(['TelemetryHub.Http']));
     expect(receiver.logs.filter(of('http-only'))).toEqual([]); // log sources are TelemetryHub.Logs.*
@@ -212,12 +212,12 @@ describe('OpenTelemetry export to a real OTLP/HTTP receiver', { timeout: 40_000 
     await publish(tenant, 'unsampled', { n: 2 }, `00-${hexId(16)}-${hexId(8)}-00`); // the device did not sample
     const sampled = hexId(16);
     await publish(tenant, 'sampled', { n: 3 }, `00-${sampled}-${hexId(8)}-01`); // the device sampled: kept
-    await eventually(() => got.every((g) => g.length === 1), 10_000, 'all three readings');
+    await eventually(() => got.every((g) => g.length === 1), 20_000, 'all three readings');
     await fetch(`${c.url}/health/live`); // no traceparent: dropped
     const httpTrace = hexId(16);
     await fetch(`${c.url}/health/live`, { headers: { traceparent: `00-${httpTrace}-${hexId(8)}-01` } });
 
-    await eventually(() => spansOf('ratio0', sampled).some((s) => s.name === 'write') && spansOf('ratio0', httpTrace).length === 1, 10_000, 'the sampled traces');
+    await eventually(() => spansOf('ratio0', sampled).some((s) => s.name === 'write') && spansOf('ratio0', httpTrace).length === 1, 20_000, 'the sampled traces');
     // This instance also ingests the other cases' readings: look at this case's tenant and requests.
     const mine = receiver.spans.filter(
       (s) => of('ratio0')(s) && (s.scope === 'TelemetryHub.Http' || s.attributes['telemetryhub.tenant_id'] === tenant || String(s.attributes['messaging.destination.name']).includes(`:${tenant}:`)),
