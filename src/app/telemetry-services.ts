@@ -5,6 +5,9 @@ import type { HostedService } from '../host/lifecycle/hosted-service.js';
 import type { ApplicationLifetime } from '../host/lifecycle/application-lifetime.js';
 import { categoryLogger } from '../host/logging.js';
 import { RedisBackplane } from '../backplane/redis-backplane.js';
+import type { HistoryReader } from '../history/history-reader.js';
+import { MemoryHistory } from '../history/memory-history.js';
+import { CatchUp } from '../hub/catch-up.js';
 import { DeviceRegistry } from '../hub/device-registry.js';
 import { Hub } from '../hub/hub.js';
 import { IngestionService } from '../ingest/ingestion-service.js';
@@ -30,6 +33,9 @@ export interface TelemetryServices {
   /** Present when `ConnectionStrings:redis` is set: hub sends reach the other instances. */
   backplane: RedisBackplane | undefined;
   registry: DeviceRegistry;
+  /** What a subscribe with `since` replays from. */
+  history: HistoryReader;
+  catchUp: CatchUp;
   pipeline: ReadingPipeline;
   ingestion: IngestionService;
   broker: EmbeddedBroker | undefined;
@@ -40,13 +46,16 @@ export interface TelemetryServices {
 }
 
 /** The main job: MQTT (embedded, external or both) or Event Hubs → validate → throttle → device groups on the hub. */
-/** `accepted` receives every accepted reading before the throttle (history). */
+/**
+ * `history` is the stored history: `accepted` receives every accepted reading before the throttle, and
+ * catch-up reads `reader`. Without it, catch-up reads the newest readings of each device kept in memory.
+ */
 export function createTelemetryServices(
   config: AppConfig,
   log: Logger,
   lifetime: ApplicationLifetime,
   clock: Clock,
-  accepted?: (reading: Reading) => void,
+  history?: { accepted(reading: Reading): void; reader: HistoryReader },
   otel: Telemetry = Telemetry.off,
 ): TelemetryServices {
   const registry = new DeviceRegistry({ maxDevices: config.hub.maxDevices, maxDevicesPerTenant: config.hub.maxDevicesPerTenant });
@@ -64,6 +73,11 @@ export function createTelemetryServices(
     maxConnectionsPerUser: config.hub.maxConnectionsPerUser,
     maxConnectionsPerTenant: config.hub.maxConnectionsPerTenant,
   });
+  // History off: a catch-up still covers a short absence, from the newest readings kept in memory.
+  const memory = history ? undefined : new MemoryHistory({ maxPerDevice: config.hub.catchUpMax, maxDevices: config.hub.maxDevices });
+  const reader = history?.reader ?? memory!;
+  const accepted = history ? (reading: Reading) => history.accepted(reading) : (reading: Reading) => memory!.record(reading);
+  const catchUp = new CatchUp({ hub, history: reader, max: config.hub.catchUpMax, log: categoryLogger(log, config, 'Hub') });
   const hubSource = otel.source(Sources.hub);
   const hubTelemetry = hubSource ? new HubTelemetry(hubSource, { hub, clock }) : undefined;
   const publish = hub.publishReading.bind(hub);
@@ -73,7 +87,7 @@ export function createTelemetryServices(
     logger: categoryLogger(log, config, 'Ingestion'),
     clock,
     maxPerSecond: config.throttle.maxPerSecondPerDevice,
-    ...(accepted ? { accepted } : {}),
+    accepted,
   });
 
   const throttleSource = otel.source(Sources.ingestion);
@@ -169,5 +183,5 @@ export function createTelemetryServices(
     );
   }
   const deliveries = { socketio: hubTelemetry?.deliveries('socketio'), webpubsub: hubTelemetry?.deliveries('webpubsub') };
-  return { hub, backplane, registry, pipeline, ingestion, broker, deliveries, services };
+  return { hub, backplane, registry, history: reader, catchUp, pipeline, ingestion, broker, deliveries, services };
 }

@@ -42,6 +42,8 @@ export class ConflatingOutbox {
   #nextUnkeyedId = 0;
   #full = false;
   #overflowed = false;
+  /** Callers of idle() waiting for nothing to be pending. */
+  #idleWaiters: (() => void)[] | undefined = undefined;
 
   constructor(options: ConflatingOutboxOptions) {
     this.#write = options.write;
@@ -56,6 +58,15 @@ export class ConflatingOutbox {
 
   get overflowed(): boolean {
     return this.#overflowed;
+  }
+
+  /**
+   * Resolves once nothing is held back (at once when nothing is): lets a producer of many messages
+   * (a catch-up's replay) wait for the last batch to be taken before it queues the next.
+   */
+  idle(): Promise<void> {
+    if (this.pendingCount === 0) return Promise.resolve();
+    return new Promise((resolve) => (this.#idleWaiters ??= []).push(resolve));
   }
 
   offer(message: OutboundMessage): OfferResult {
@@ -99,10 +110,12 @@ export class ConflatingOutbox {
       this.#recorder?.written(message);
       if (!more) {
         this.#full = true;
+        this.#settle();
         return;
       }
     }
     if (this.#pending === pending && pending.size === 0) this.#pending = undefined;
+    this.#settle();
   }
 
   /** Drops everything pending, e.g. when the connection closes. */
@@ -110,5 +123,13 @@ export class ConflatingOutbox {
     this.#pending?.clear(); // ends a drain() that is iterating it
     this.#pending = undefined;
     this.#unkeyed = 0;
+    this.#settle();
+  }
+
+  #settle(): void {
+    const waiters = this.#idleWaiters;
+    if (waiters === undefined || this.pendingCount !== 0) return;
+    this.#idleWaiters = undefined;
+    for (const resolve of waiters) resolve();
   }
 }
