@@ -4,16 +4,19 @@ import { benchOptions } from './harness/options.js';
 import { portOpen } from './harness/port-open.js';
 import { renderMarkdown, renderText, type Table } from './harness/table.js';
 import { runFanoutCase, type Broker, type FanoutCase } from './scenarios/fanout.js';
+import { cacheTable, runCache } from './scenarios/cache.js';
 import { runHttp } from './scenarios/http.js';
 import { runIdleMemory, type MemoryResult } from './scenarios/idle-memory.js';
 import { inProcessTable, runInProcess } from './scenarios/in-process.js';
 import { runIngestion } from './scenarios/ingestion.js';
 import { CLUSTER_LAYOUTS, clusterTable, runClusterCase, type ClusterCase } from './scenarios/cluster.js';
+import { historyTables, runHistoryIngest, runSeriesEngines } from './scenarios/history.js';
+import { prepareDatabaseTemplate } from './harness/database-template.js';
 import { fanoutTable, goalsTable, httpTable, ingestTable, memoryTable } from './report.js';
 import { TARGETS, type Target } from './scenarios/targets.js';
 
 /**
- * `npm run bench [-- --quick] [--only=fanout,memory,http,ingest,inprocess] [--targets=hub-wps,ws-frame]
+ * `npm run bench [-- --quick] [--only=fanout,memory,http,ingest,inprocess,history,cache] [--targets=hub-wps,ws-frame]
  * [--sizes=1000] [--brokers=mosquitto] [--fixed-only]`: every scenario in one run on one machine, the hub side by side with its
  * anchors, printed as tables of ratios. `--quick` is the CI smoke run: tiny N, short windows,
  * the same code paths and table shape; it asserts no timing and exits 1 only when a scenario
@@ -22,13 +25,15 @@ import { TARGETS, type Target } from './scenarios/targets.js';
 const argv = process.argv.slice(2);
 const flag = (name: string) => argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
 const opts = benchOptions(argv.includes('--quick'));
-const only = new Set((flag('only') ?? 'fanout,memory,http,ingest,inprocess,cluster').split(','));
+const only = new Set((flag('only') ?? 'fanout,memory,http,ingest,inprocess,history,cache,cluster').split(','));
 const onlyTargets = flag('targets')?.split(',');
 const onlyBrokers = flag('brokers')?.split(',');
 if (flag('sizes')) opts.fanoutSizes = flag('sizes')!.split(',').map(Number);
 if (argv.includes('--fixed-only')) [opts.rampRates, opts.lowRates] = [[], []]; // profiling: fixed rates only
 
 const started = Date.now();
+// Every hub under test starts on a copy of one migrated embedded database.
+await prepareDatabaseTemplate();
 const mosquittoUp = await portOpen(BENCH.mosquittoPort);
 const mosquitto: Broker = { id: 'mosquitto', url: BENCH.mosquittoUrl };
 const embedded: Broker = { id: 'embedded', url: undefined };
@@ -53,7 +58,8 @@ const fanout: FanoutCase[] = [];
 if (only.has('fanout')) {
   const plan: { broker: Broker; n: number; target: Target }[] = [];
   const all = Object.values(TARGETS);
-  const core = all.filter((t) => t.id !== 'ws-send');
+  // ws-send and the telemetry-on rows only at the largest N: they compare with a row there.
+  const core = all.filter((t) => t.id !== 'ws-send' && !t.id.endsWith('-otel'));
   const largest = Math.max(...opts.fanoutSizes);
   if (mosquittoUp) {
     for (const n of opts.fanoutSizes) for (const t of n === largest ? all : core) plan.push({ broker: mosquitto, n, target: t });
@@ -98,6 +104,24 @@ if (only.has('ingest')) {
 }
 
 if (only.has('inprocess')) show(inProcessTable(await runInProcess(opts.quick)));
+
+if (only.has('history')) {
+  const t0 = Date.now();
+  const ingested = await runHistoryIngest(opts, mosquittoUp ? mosquitto : embedded);
+  console.log(`history ingestion and writer lag (${((Date.now() - t0) / 1000).toFixed(0)} s)`);
+  const [ingestRows, lagRows] = historyTables(opts, { ...ingested, series: [] });
+  show(ingestRows!);
+  show(lagRows!);
+  const series = await runSeriesEngines(opts);
+  failures += ingested.ingest.filter((r) => r.error).length + series.filter((s) => s.error).length + (ingested.lag?.error ? 1 : 0);
+  show(historyTables(opts, { ...ingested, series })[2]!);
+}
+
+if (only.has('cache')) {
+  const cache = await runCache(opts);
+  failures += cache.gets.filter((g) => g.error).length + (cache.upload.error ? 1 : 0);
+  show(cacheTable(opts, cache));
+}
 
 if (only.has('cluster')) {
   const redisUp = await portOpen(6379);

@@ -10,6 +10,8 @@ import { Results } from '../../src/host/pipeline/results.js';
 import { BENCH } from '../harness/bench-config.js';
 import { processArgs, serveParent } from '../harness/serve-parent.js';
 import { BENCH_JSON } from './json-body.js';
+import { benchDataDirectory } from '../harness/database-template.js';
+import { Histogram } from '../harness/histogram.js';
 
 interface HubArgs {
   /** External broker (Mosquitto); unset → the embedded broker on an ephemeral port. */
@@ -19,6 +21,10 @@ interface HubArgs {
   clientId: string;
   /** More `--Section:Key=value` overrides, e.g. a log level. */
   extraArgs?: string[];
+  /** Devices of tenant `bench` remembered before the run (for GET /v1/devices). */
+  seedDevices?: number;
+  /** Store readings (History:Enabled); off unless a scenario measures history. */
+  history?: boolean;
 }
 
 /**
@@ -60,6 +66,8 @@ const config = loadConfig({
           `--Ingestion:Mqtt:MaxConnections=${BENCH.maxConnectionsPerIp}`,
           `--Ingestion:Mqtt:MaxConnectionsPerIp=${BENCH.maxConnectionsPerIp}`,
         ]),
+    `--Database:DataDirectory=${await benchDataDirectory()}`,
+    `--History:Enabled=${args.history === true}`,
     ...(args.extraArgs ?? []),
   ],
   env: { HUB_ENVIRONMENT: 'Production' },
@@ -76,6 +84,10 @@ const app = composeApplication(config, createRootLogger(config), (a) => {
 });
 if (!app.web.endpoints.some((e) => e.template.text === '/client/hubs/{hub}')) throw new Error('the host maps no /client/hubs/{hub}');
 await app.host.start();
+for (let i = 0; i < (args.seedDevices ?? 0); i++) {
+  const now = Date.now();
+  app.telemetry.registry.record({ tenantId: BENCH.tenant, deviceId: `dev-${String(i).padStart(4, '0')}`, seq: 1, ts: now, receivedAt: now, data: { temperature: 21.5, humidity: 40.1 } });
+}
 
 // Ready for the benchmark only once ingestion holds its broker subscription (MQTT: SUBACK received).
 const deadline = Date.now() + 15_000;
@@ -84,9 +96,28 @@ while (!app.telemetry.ingestion.connected) {
   await new Promise((r) => setTimeout(r, 20));
 }
 
+// Writer lag: from a reading's acceptance (receivedAt) to its batch's commit.
+const lag = new Histogram();
+app.history?.writer.observe((batch) => {
+  const now = Date.now();
+  for (const r of batch) lag.record(now - r.receivedAt);
+});
+
 serveParent(
   {
-    stats: () => ({ ...app.telemetry.pipeline.stats(), at: performance.now(), connections: app.telemetry.hub.connectionCount, groups: app.telemetry.hub.groupCount }),
+    stats: () => ({
+      ...app.telemetry.pipeline.stats(),
+      at: performance.now(),
+      connections: app.telemetry.hub.connectionCount,
+      groups: app.telemetry.hub.groupCount,
+      history: app.history?.writer.stats(),
+    }),
+    /** The writer lag since the last call (ms), then starts over. */
+    lag: () => {
+      const summary = lag.summary();
+      lag.reset();
+      return summary;
+    },
   },
   { url: `http://127.0.0.1:${new URL(app.server.url!).port}`, brokerUrl: app.telemetry.broker?.url ?? args.mqttUrl },
 );
