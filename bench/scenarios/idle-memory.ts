@@ -1,4 +1,5 @@
 import { withChildren } from '../harness/child-process.js';
+import type { Spread } from '../harness/repeat.js';
 import { sleep, type BenchOptions } from '../harness/options.js';
 import { serverExecArgv, type Target } from './targets.js';
 
@@ -9,6 +10,8 @@ export interface MemoryResult {
   rssMbPer1000?: number;
   /** V8 heap + external growth per 1000 idle connections, MB (after GC). */
   heapMbPer1000?: number;
+  /** RSS per 1000 over repeated runs. */
+  spread?: Spread;
   error?: string;
 }
 
