@@ -46,6 +46,6 @@ export async function stopHeapSampling(): Promise<HeapSample> {
     for (const child of node.children) walk(child);
   };
   walk(profile.head);
-  const top = [...byFn].sort((a, b) => b[1] - a[1]).slice(0, 8).map(([fn, b]) => ({ fn, bytes: b }));
+  const top = [...byFn].sort((a, b) => b[1] - a[1]).slice(0, 15).map(([fn, b]) => ({ fn, bytes: b }));
   return { bytes, top, at: performance.now() };
 }

@@ -206,6 +206,7 @@ class Runner {
     const { received } = await this.subs.request<{ received: number }>('report');
     const p1 = await this.pub.request<Count>('count');
     const readings = p1.count - p0.count;
+    if (process.env.BENCH_VERBOSE) for (const t of heap.top) console.error(`   alloc ${(t.bytes / readings).toFixed(0)} B/reading  ${t.fn}`);
     return { bytesPerReading: heap.bytes / readings, bytesPerDelivered: heap.bytes / received, fanout: this.fanout, totalBytes: heap.bytes, top: heap.top };
   }
 

@@ -1,39 +1,52 @@
 import type { Duplex } from 'node:stream';
 
+/** The tick a socket last had a frame written in (a number on the socket: no allocation per write). */
+const LAST_TICK = Symbol('tickCork.lastTick');
+type Tracked = Duplex & { [LAST_TICK]?: number };
+
+/** Counts ticks that wrote frames; advanced by the end-of-tick callback. */
+let tick = 1;
+let scheduled = false;
 /**
- * Sockets corked in this tick, uncorked together once the current synchronous work is done.
- * Two arrays swap so that a flush allocates nothing and a write made while flushing (none is
- * expected: write callbacks and 'drain' run on later ticks) lands in the next batch.
+ * Sockets corked in this tick. Two arrays swap so that ending a tick allocates nothing, and a
+ * write made while uncorking (none is expected: write callbacks and 'drain' run on later ticks)
+ * lands in the next batch.
  */
 let corked: Duplex[] = [];
-let flushing: Duplex[] = [];
-let scheduled = false;
+let uncorking: Duplex[] = [];
 
 /**
- * Writes a finished frame to `socket`; frames for one socket within one tick leave in one write.
- * The first write of a tick corks the socket and a `process.nextTick` uncorks every socket corked
- * in that tick, so Node hands each socket's frames to the kernel in one `writev`, as µWebSockets
- * batches. Under load one MQTT chunk carries many readings, and a member gets them in one
- * syscall instead of one each; at low rates a tick holds one frame and nothing changes but a
- * few µs of delay. Returns `socket.write`'s answer (false: above the high-water mark).
+ * Writes a finished frame to `socket`; the frames a socket gets within one tick leave in at most
+ * two writes, whatever their number. The first goes out at once (what a lone frame costs anyway:
+ * one write, as the raw-ws anchor does); a second frame in the same tick corks the socket, and a
+ * `process.nextTick` uncorks every socket corked in the tick, so Node hands the rest to the
+ * kernel in one `writev` — µWebSockets' batching. Under load one MQTT chunk carries many readings,
+ * and a member gets them in two syscalls instead of one each. Corking only from the second frame
+ * keeps the lone-frame case free of the stream's buffering (an object and a fresh buffer array per
+ * corked write). Everything goes through the socket's stream, so order with ws's own writes holds.
+ * Returns `socket.write`'s answer (false: above the high-water mark).
  */
 export function writeCorked(socket: Duplex, frame: Buffer): boolean {
-  if (socket.writableCorked === 0) {
-    socket.cork();
-    corked.push(socket);
+  const s = socket as Tracked;
+  if (s[LAST_TICK] !== tick) {
+    s[LAST_TICK] = tick;
     if (!scheduled) {
       scheduled = true;
-      process.nextTick(uncorkAll);
+      process.nextTick(endTick);
     }
+  } else if (socket.writableCorked === 0) {
+    socket.cork();
+    corked.push(socket);
   }
   return socket.write(frame);
 }
 
-function uncorkAll(): void {
+function endTick(): void {
   scheduled = false;
+  tick++;
   const batch = corked;
-  corked = flushing;
-  flushing = batch;
+  corked = uncorking;
+  uncorking = batch;
   for (let i = 0; i < batch.length; i++) batch[i]!.uncork();
   batch.length = 0;
 }
