@@ -193,8 +193,9 @@ export class Hub {
   /** Sends a reading to its device group. */
   publishReading(reading: Reading): void {
     const group = deviceGroup(reading.tenantId, reading.deviceId);
-    if (this.#readingsLocal) this.#deliverToGroup(group, readingMessage(reading));
-    else this.sendToGroup(group, readingMessage(reading));
+    if (!this.#readingsLocal) return this.sendToGroup(group, readingMessage(reading, group));
+    // Nobody here follows the device: no message is built at all.
+    if (this.#groups.has(group)) this.#deliverToGroup(group, readingMessage(reading, group));
   }
 
   /**

@@ -1,5 +1,5 @@
 import type { Clock } from '../host/clock.js';
-import type { DeviceRegistry } from '../hub/device-registry.js';
+import type { DeviceListItem, DeviceRegistry } from '../hub/device-registry.js';
 import type { Reading } from '../protocol/reading.js';
 import { DeviceThrottle } from './device-throttle.js';
 import { emptyDropCounts, type DropReason } from './drop-reason.js';
@@ -38,7 +38,8 @@ export class ReadingPipeline implements ReadingSink {
   readonly #registry: DeviceRegistry;
   readonly #logger: WarnLogger;
   readonly #now: () => number;
-  readonly #throttle: DeviceThrottle<Reading>;
+  /** Keyed by the registry's entry for the device: one lookup per reading, no key string built. */
+  readonly #throttle: DeviceThrottle<Reading, DeviceListItem>;
   readonly #warnIntervalMs: number;
   #accepted = 0;
   readonly #dropped = emptyDropCounts();
@@ -50,7 +51,7 @@ export class ReadingPipeline implements ReadingSink {
     this.#logger = options.logger;
     this.#now = () => options.clock.now();
     this.#warnIntervalMs = options.warnIntervalMs ?? 10_000;
-    this.#throttle = new DeviceThrottle<Reading>({
+    this.#throttle = new DeviceThrottle<Reading, DeviceListItem>({
       maxPerSecond: options.maxPerSecond,
       clock: options.clock,
       emit: options.publish,
@@ -67,7 +68,8 @@ export class ReadingPipeline implements ReadingSink {
     }
     const valid = result.value;
     // The registry keeps each device's last reading, so seq survives the throttle forgetting it.
-    const last = this.#registry.last(valid.tenantId, valid.deviceId)?.seq ?? 0;
+    const known = this.#registry.entry(valid.tenantId, valid.deviceId);
+    const last = known?.last.seq ?? 0;
     if (raw.sequence !== undefined && raw.sequence <= last) {
       this.#drop('duplicate', raw, now);
       return { accepted: false, reason: 'duplicate' };
@@ -76,7 +78,8 @@ export class ReadingPipeline implements ReadingSink {
     // Spelled out, not spread: one object shape for every reading keeps this hot path monomorphic.
     const reading: Reading = { tenantId: valid.tenantId, deviceId: valid.deviceId, seq, ts: valid.ts, receivedAt: valid.receivedAt, data: valid.data };
     if (valid.traceparent !== undefined) reading.traceparent = valid.traceparent;
-    if (!this.#registry.record(reading)) {
+    const entry = this.#registry.recordEntry(reading, known);
+    if (entry === undefined) {
       this.#drop('device_limit', raw, now);
       return { accepted: false, reason: 'device_limit' };
     }
@@ -85,7 +88,7 @@ export class ReadingPipeline implements ReadingSink {
       this.#logger.debug?.({ tenantId: reading.tenantId, deviceId: reading.deviceId, seq, traceparent: reading.traceparent }, 'reading accepted');
     }
     this.#accepted++;
-    this.#throttle.offer(`${valid.tenantId}\u0000${valid.deviceId}`, reading);
+    this.#throttle.offer(entry, reading);
     return { accepted: true };
   }
 
