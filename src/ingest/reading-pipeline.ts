@@ -23,6 +23,9 @@ export interface ReadingPipelineOptions {
   warnIntervalMs?: number;
 }
 
+/** The answer to every accepted reading: one shared object, none allocated per reading. */
+const ACCEPTED: SinkResult = Object.freeze({ accepted: true });
+
 export interface PipelineStats {
   accepted: number;
   dropped: Record<DropReason, number>;
@@ -89,7 +92,7 @@ export class ReadingPipeline implements ReadingSink {
     }
     this.#accepted++;
     this.#throttle.offer(entry, reading);
-    return { accepted: true };
+    return ACCEPTED;
   }
 
   refused(reason: DropReason, raw: RawReading): void {
