@@ -20,15 +20,16 @@ let session: Session | undefined;
  * V8's sampling heap profiler, in-process: every allocation has a chance of being sampled
  * proportional to its size, and V8 scales the samples to an estimate of all bytes allocated.
  * Started and stopped around one measured window (not during CPU measurements: it costs a little).
+ * `liveOnly`: only what is still reachable when sampling stops (what idle connections hold).
  */
-export async function startHeapSampling(intervalBytes = 1024): Promise<void> {
+export async function startHeapSampling(intervalBytes = 1024, liveOnly = false): Promise<void> {
   session ??= new Session();
   try {
     session.connect();
   } catch {
     // connected already
   }
-  await session.post('HeapProfiler.startSampling', { samplingInterval: intervalBytes, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+  await session.post('HeapProfiler.startSampling', { samplingInterval: intervalBytes, includeObjectsCollectedByMajorGC: !liveOnly, includeObjectsCollectedByMinorGC: !liveOnly });
 }
 
 export async function stopHeapSampling(): Promise<HeapSample> {

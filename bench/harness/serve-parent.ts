@@ -25,7 +25,7 @@ export function serveParent(handlers: Handlers, info: Record<string, unknown> = 
       }
       return { ...process.memoryUsage(), gc: gc !== undefined };
     },
-    heapStart: () => startHeapSampling(),
+    heapStart: (payload) => startHeapSampling(1024, (payload as { liveOnly?: boolean } | undefined)?.liveOnly === true),
     heapStop: () => stopHeapSampling(),
     ...handlers,
   };
