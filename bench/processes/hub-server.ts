@@ -1,10 +1,14 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { composeApplication } from '../../src/app/compose-application.js';
 import { loadConfig } from '../../src/app/load-app-config.js';
 import { createRootLogger } from '../../src/host/logging.js';
 import { Results } from '../../src/host/pipeline/results.js';
+import { DATABASE_KEYS, toDatabaseConfig } from '../../src/db/database-keys.js';
+import { loadMigrations, migrate } from '../../src/db/migrations.js';
+import { openConnector } from '../../src/db/open-connector.js';
+import { resolveConfig } from '../../src/host/config/load-config.js';
 import { BENCH } from '../harness/bench-config.js';
 import { processArgs, serveParent } from '../harness/serve-parent.js';
 import { BENCH_JSON } from './json-body.js';
@@ -25,9 +29,15 @@ interface HubArgs {
  * endpoint is the host's own (`GET /client/hubs/{hub}`, src/app/serverless-wiring.ts).
  */
 const args = processArgs<HubArgs>();
+const contentRoot = mkdtempSync(join(tmpdir(), 'hub-bench-'));
+// Its own embedded database per run, in the run's temporary directory, removed when the process exits.
+process.on('exit', () => rmSync(contentRoot, { recursive: true, force: true }));
+process.once('SIGTERM', () => process.exit(0)); // also while still starting, so 'exit' runs
+const dataDirectory = `--Database:DataDirectory=${join(contentRoot, 'data')}`;
 const config = loadConfig({
   args: [
     '--Http:Port=0',
+    dataDirectory,
     '--Http:Host=127.0.0.1',
     '--Ingestion:Mqtt:EmbeddedPort=0',
     // QoS 0 with a clean session: nothing lingers on a shared broker after the run.
@@ -58,8 +68,17 @@ const config = loadConfig({
     ...(args.extraArgs ?? []),
   ],
   env: { HUB_ENVIRONMENT: 'Production' },
-  contentRoot: mkdtempSync(join(tmpdir(), 'hub-bench-')),
+  contentRoot,
 });
+
+// Production does not migrate at start: the bench's fresh embedded database is migrated first, as `npm run migrate` would.
+const database = toDatabaseConfig(resolveConfig({ args: [dataDirectory], env: {}, contentRoot }, DATABASE_KEYS));
+const connector = await openConnector(database, { warn: () => undefined });
+try {
+  await migrate(connector, loadMigrations(database.migrationsDirectory));
+} finally {
+  await connector.close();
+}
 
 const app = composeApplication(config, createRootLogger(config), (a) => {
   a.web.routes.get('/bench/json', () => Results.json(BENCH_JSON), { metadata: { allowAnonymous: true, rateLimit: false } });
