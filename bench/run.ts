@@ -53,6 +53,15 @@ const show = (t: Table) => {
 };
 const rounds = Array.from({ length: opts.repeat }, (_, i) => i);
 const roundNote = (round: number) => (opts.repeat > 1 ? ` [run ${round + 1}/${opts.repeat}]` : '');
+/**
+ * After each round but the last, the tables so far (median of the rounds done), in Markdown: a
+ * long repeated run that must be cut short still leaves its results.
+ */
+const interim = (round: number, make: (o: typeof opts) => Table[]) => {
+  if (round + 1 >= opts.repeat) return;
+  console.log(`\n---- after ${round + 1} of ${opts.repeat} runs ----\n`);
+  for (const t of make({ ...opts, repeat: round + 1 })) console.log(`${renderMarkdown(t)}\n`);
+};
 
 // Repeats go round by round (every case once, then again), so the hub and its anchors meet the
 // same stretches of the shared machine's load; each table reports the median run and the spread.
@@ -81,6 +90,10 @@ if (only.has('fanout')) {
       );
       runs[i]!.push(c);
     }
+    interim(round, (o) => {
+      const cases = runs.map(combineFanout);
+      return [fanoutTable(o, cases), allocationTable(cases), goalsTable(o, { fanout: cases, memory: [], http: [], ingest: [] }, uwsMissing)];
+    });
   }
   fanout.push(...runs.map(combineFanout));
   show(fanoutTable(opts, fanout));
@@ -98,6 +111,7 @@ if (only.has('memory')) {
       console.log(`idle memory ${TARGETS[id].label}${roundNote(round)}: ${r.error ? `ERROR ${r.error}` : `${r.rssMbPer1000?.toFixed(1)} MB RSS / 1000`}`);
       runs[i]!.push(r);
     }
+    interim(round, (o) => [memoryTable(o, runs.map(combineMemory))]);
   }
   memory.push(...runs.map(combineMemory));
   show(memoryTable(opts, memory));
@@ -110,6 +124,7 @@ if (only.has('http')) {
     const rows = await runHttp(opts);
     console.log(`http${roundNote(round)}: ${rows.map((r) => `${r.label} ${r.path} ${r.error ? 'ERROR' : Math.round(r.requestsPerSecond ?? 0)}`).join('; ')}`);
     rows.forEach((r, i) => (runs[i] ??= []).push(r));
+    interim(round, (o) => [httpTable(o, runs.map(combineHttp))]);
   }
   http.push(...runs.map(combineHttp));
   failures += http.filter((r) => r.error).length;
@@ -123,6 +138,7 @@ if (only.has('ingest')) {
     const rows = await runIngestion(opts, mosquittoUp ? mosquitto : embedded);
     console.log(`ingestion${roundNote(round)}: ${rows.map((r) => `${r.label} ${r.error ? 'ERROR' : `${Math.round(r.max ?? 0)}/s, ${r.cpuUsPerReading?.toFixed(1)} µs`}`).join('; ')}`);
     rows.forEach((r, i) => (runs[i] ??= []).push(r));
+    interim(round, (o) => [ingestTable(o, runs.map(combineIngest))]);
   }
   ingest.push(...runs.map(combineIngest));
   failures += ingest.filter((r) => r.error).length;
