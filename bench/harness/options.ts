@@ -41,7 +41,7 @@ export function benchOptions(quick: boolean): BenchOptions {
       fanoutSizes: [200],
       groups: 100,
       fixedRates: [1000, 2000],
-      ramp: { cap: 8000, coarseFactor: 2, fineFactor: 2 },
+      ramp: { cap: 4000, coarseFactor: 2, fineFactor: 2 },
       allocations: true,
       repeat: 1,
       lowRates: [500],
