@@ -4,16 +4,19 @@ import { benchOptions } from './harness/options.js';
 import { portOpen } from './harness/port-open.js';
 import { renderMarkdown, renderText, type Table } from './harness/table.js';
 import { runFanoutCase, type Broker, type FanoutCase } from './scenarios/fanout.js';
+import { combineFanout, combineHttp, combineIngest, combineMemory } from './combine.js';
+import { prepareDatabaseTemplate } from './harness/database-template.js';
+import { allocationTable, fanoutTable, goalsTable, httpTable, ingestTable, memoryTable } from './report.js';
+import { cacheTable, runCache } from './scenarios/cache.js';
+import { historyTables, runHistoryIngest, runSeriesEngines } from './scenarios/history.js';
+import { runHttp, type HttpResult } from './scenarios/http.js';
 import { runIdleMemory, type MemoryResult } from './scenarios/idle-memory.js';
 import { inProcessTable, runInProcess } from './scenarios/in-process.js';
-import { combineFanout, combineHttp, combineIngest, combineMemory } from './combine.js';
-import { allocationTable, fanoutTable, goalsTable, httpTable, ingestTable, memoryTable } from './report.js';
-import { runHttp, type HttpResult } from './scenarios/http.js';
 import { runIngestion, type IngestResult } from './scenarios/ingestion.js';
 import { TARGETS, uwsUnavailable, type Target } from './scenarios/targets.js';
 
 /**
- * `npm run bench [-- --quick] [--only=fanout,memory,http,ingest,inprocess] [--targets=hub-wps,ws-frame]
+ * `npm run bench [-- --quick] [--only=fanout,memory,http,ingest,inprocess,history,cache] [--targets=hub-wps,ws-frame]
  * [--sizes=1000] [--brokers=mosquitto] [--fixed-only] [--repeat=3]`: every scenario in one run on one machine, the hub side by side with its
  * anchors, printed as tables of ratios. `--quick` is the CI smoke run: tiny N, short windows,
  * the same code paths and table shape; it asserts no timing and exits 1 only when a scenario
@@ -22,7 +25,7 @@ import { TARGETS, uwsUnavailable, type Target } from './scenarios/targets.js';
 const argv = process.argv.slice(2);
 const flag = (name: string) => argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
 const opts = benchOptions(argv.includes('--quick'));
-const only = new Set((flag('only') ?? 'fanout,memory,http,ingest,inprocess').split(','));
+const only = new Set((flag('only') ?? 'fanout,memory,http,ingest,inprocess,history,cache').split(','));
 const onlyTargets = flag('targets')?.split(',');
 const onlyBrokers = flag('brokers')?.split(',');
 if (flag('sizes')) opts.fanoutSizes = flag('sizes')!.split(',').map(Number);
@@ -30,6 +33,8 @@ if (argv.includes('--fixed-only')) [opts.ramp.cap, opts.lowRates] = [0, []]; // 
 if (flag('repeat')) opts.repeat = Math.max(1, Number(flag('repeat')));
 
 const started = Date.now();
+// Every hub under test starts on a copy of one migrated embedded database.
+await prepareDatabaseTemplate();
 const mosquittoUp = await portOpen(BENCH.mosquittoPort);
 const mosquitto: Broker = { id: 'mosquitto', url: BENCH.mosquittoUrl };
 const embedded: Broker = { id: 'embedded', url: undefined };
@@ -146,6 +151,18 @@ if (only.has('ingest')) {
 }
 
 if (only.has('inprocess')) show(inProcessTable(await runInProcess(opts.quick)));
+
+if (only.has('history')) {
+  const history = { ...(await runHistoryIngest(opts, mosquittoUp ? mosquitto : embedded)), series: await runSeriesEngines(opts) };
+  failures += history.ingest.filter((r) => r.error).length + history.series.filter((s) => s.error).length + (history.lag?.error ? 1 : 0);
+  for (const t of historyTables(opts, history)) show(t);
+}
+
+if (only.has('cache')) {
+  const cache = await runCache(opts);
+  failures += cache.gets.filter((g) => g.error).length + (cache.upload.error ? 1 : 0);
+  show(cacheTable(opts, cache));
+}
 
 show(goalsTable(opts, { fanout, memory, http, ingest }, uwsMissing));
 console.log(`\ntotal ${((Date.now() - started) / 1000).toFixed(0)} s${failures ? `; ${failures} scenario(s) could not run` : ''}`);

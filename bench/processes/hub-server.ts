@@ -1,17 +1,15 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { composeApplication } from '../../src/app/compose-application.js';
 import { loadConfig } from '../../src/app/load-app-config.js';
 import { createRootLogger } from '../../src/host/logging.js';
 import { Results } from '../../src/host/pipeline/results.js';
-import { DATABASE_KEYS, toDatabaseConfig } from '../../src/db/database-keys.js';
-import { loadMigrations, migrate } from '../../src/db/migrations.js';
-import { openConnector } from '../../src/db/open-connector.js';
-import { resolveConfig } from '../../src/host/config/load-config.js';
 import { BENCH } from '../harness/bench-config.js';
 import { processArgs, serveParent } from '../harness/serve-parent.js';
 import { BENCH_JSON } from './json-body.js';
+import { benchDataDirectory } from '../harness/database-template.js';
+import { Histogram } from '../harness/histogram.js';
 
 interface HubArgs {
   /** External broker (Mosquitto); unset → the embedded broker on an ephemeral port. */
@@ -21,6 +19,10 @@ interface HubArgs {
   clientId: string;
   /** More `--Section:Key=value` overrides, e.g. a log level. */
   extraArgs?: string[];
+  /** Devices of tenant `bench` remembered before the run (for GET /v1/devices). */
+  seedDevices?: number;
+  /** Store readings (History:Enabled); off unless a scenario measures history. */
+  history?: boolean;
 }
 
 /**
@@ -29,15 +31,9 @@ interface HubArgs {
  * endpoint is the host's own (`GET /client/hubs/{hub}`, src/app/serverless-wiring.ts).
  */
 const args = processArgs<HubArgs>();
-const contentRoot = mkdtempSync(join(tmpdir(), 'hub-bench-'));
-// Its own embedded database per run, in the run's temporary directory, removed when the process exits.
-process.on('exit', () => rmSync(contentRoot, { recursive: true, force: true }));
-process.once('SIGTERM', () => process.exit(0)); // also while still starting, so 'exit' runs
-const dataDirectory = `--Database:DataDirectory=${join(contentRoot, 'data')}`;
 const config = loadConfig({
   args: [
     '--Http:Port=0',
-    dataDirectory,
     '--Http:Host=127.0.0.1',
     '--Ingestion:Mqtt:EmbeddedPort=0',
     // QoS 0 with a clean session: nothing lingers on a shared broker after the run.
@@ -65,26 +61,23 @@ const config = loadConfig({
           `--Ingestion:Mqtt:MaxConnections=${BENCH.maxConnectionsPerIp}`,
           `--Ingestion:Mqtt:MaxConnectionsPerIp=${BENCH.maxConnectionsPerIp}`,
         ]),
+    `--Database:DataDirectory=${await benchDataDirectory()}`,
+    `--History:Enabled=${args.history === true}`,
     ...(args.extraArgs ?? []),
   ],
   env: { HUB_ENVIRONMENT: 'Production' },
-  contentRoot,
+  contentRoot: mkdtempSync(join(tmpdir(), 'hub-bench-')),
 });
-
-// Production does not migrate at start: the bench's fresh embedded database is migrated first, as `npm run migrate` would.
-const database = toDatabaseConfig(resolveConfig({ args: [dataDirectory], env: {}, contentRoot }, DATABASE_KEYS));
-const connector = await openConnector(database, { warn: () => undefined });
-try {
-  await migrate(connector, loadMigrations(database.migrationsDirectory));
-} finally {
-  await connector.close();
-}
 
 const app = composeApplication(config, createRootLogger(config), (a) => {
   a.web.routes.get('/bench/json', () => Results.json(BENCH_JSON), { metadata: { allowAnonymous: true, rateLimit: false } });
 });
 if (!app.web.endpoints.some((e) => e.template.text === '/client/hubs/{hub}')) throw new Error('the host maps no /client/hubs/{hub}');
 await app.host.start();
+for (let i = 0; i < (args.seedDevices ?? 0); i++) {
+  const now = Date.now();
+  app.telemetry.registry.record({ tenantId: BENCH.tenant, deviceId: `dev-${String(i).padStart(4, '0')}`, seq: 1, ts: now, receivedAt: now, data: { temperature: 21.5, humidity: 40.1 } });
+}
 
 // Ready for the benchmark only once ingestion holds its broker subscription (MQTT: SUBACK received).
 const deadline = Date.now() + 15_000;
@@ -93,9 +86,28 @@ while (!app.telemetry.ingestion.connected) {
   await new Promise((r) => setTimeout(r, 20));
 }
 
+// Writer lag: from a reading's acceptance (receivedAt) to its batch's commit.
+const lag = new Histogram();
+app.history?.writer.observe((batch) => {
+  const now = Date.now();
+  for (const r of batch) lag.record(now - r.receivedAt);
+});
+
 serveParent(
   {
-    stats: () => ({ ...app.telemetry.pipeline.stats(), at: performance.now(), connections: app.telemetry.hub.connectionCount, groups: app.telemetry.hub.groupCount }),
+    stats: () => ({
+      ...app.telemetry.pipeline.stats(),
+      at: performance.now(),
+      connections: app.telemetry.hub.connectionCount,
+      groups: app.telemetry.hub.groupCount,
+      history: app.history?.writer.stats(),
+    }),
+    /** The writer lag since the last call (ms), then starts over. */
+    lag: () => {
+      const summary = lag.summary();
+      lag.reset();
+      return summary;
+    },
   },
   { url: `http://127.0.0.1:${new URL(app.server.url!).port}`, brokerUrl: app.telemetry.broker?.url ?? args.mqttUrl },
 );

@@ -22,6 +22,8 @@ export interface IngestResult {
   spread?: Spread;
   cpuSpread?: Spread;
   error?: string;
+  /** History: what the writer stored of what the hub accepted, once the publisher stopped. */
+  history?: { accepted: number; written: number; dropped: number; pending: number };
 }
 
 interface IngestStep extends RampStep {
@@ -35,8 +37,10 @@ export const INGEST_THROTTLE = 5;
 /** A count stamped by the process that counted (ms), so IPC delays do not bend rates. */
 type Count = { count: number; at: number };
 
-interface Consumer {
+export interface Consumer {
   label: string;
+  /** After the ramp, with the publisher stopped: more of the result (e.g. what history stored). */
+  after?(child: BenchChild): Promise<Partial<IngestResult>>;
   start(start: (name: string, o?: { args?: string[]; execArgv?: string[] }) => Promise<BenchChild>, broker: Broker): Promise<{ child: BenchChild; count(): Promise<Count> }>;
 }
 
@@ -68,9 +72,9 @@ const CONSUMERS: Consumer[] = [
  * devices to failure (harness/ramp.ts): until the consumer falls behind (< 97 % of what was
  * published in the window, twice); a publisher that cannot reach the rate marks the result capped.
  */
-export async function runIngestion(opts: BenchOptions, broker: Broker): Promise<IngestResult[]> {
+export async function runIngestion(opts: BenchOptions, broker: Broker, consumers: readonly Consumer[] = CONSUMERS): Promise<IngestResult[]> {
   const results: IngestResult[] = [];
-  for (const consumer of CONSUMERS) {
+  for (const consumer of consumers) {
     const result: IngestResult = { label: consumer.label, broker, stop: '' };
     try {
       await withChildren(async (start) => {
@@ -125,6 +129,10 @@ export async function runIngestion(opts: BenchOptions, broker: Broker): Promise<
         result.max = ramp.best?.received;
         result.stop = ramp.stop;
         result.capped = ramp.capped;
+        if (consumer.after) {
+          await pub.request('rate', { perSecond: 0 });
+          Object.assign(result, await consumer.after(child));
+        }
         if (consumer.label.startsWith('hub')) {
           const s = await child.request<{ dropped: Record<string, number> }>('stats');
           result.dropped = Object.values(s.dropped).reduce((a, b) => a + b, 0);

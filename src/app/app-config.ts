@@ -2,6 +2,8 @@ import { toHostConfig, type HostConfig } from '../host/config/host-config.js';
 import type { ResolvedConfig } from '../host/config/load-config.js';
 import type { EventTenancy } from '../ingest/eventhubs/event-tenancy.js';
 import { toDatabaseConfig, type DatabaseConfig } from '../db/database-keys.js';
+import { toHistoryConfig, type HistoryConfig } from '../history/history-keys.js';
+import { toOrdersConfig, type OrdersConfig } from '../orders/orders-keys.js';
 
 /**
  * The resolved configuration of the whole app (APP_CONFIG_KEYS), frozen. Passed down; nothing below
@@ -45,6 +47,8 @@ export interface AppConfig extends HostConfig {
     readonly maxConnectionsPerUser: number;
     readonly maxConnectionsPerTenant: number;
     readonly maxMessageBytes: number;
+    /** Readings one `since` subscribe replays at most. */
+    readonly catchUpMax: number;
   };
   readonly jwt: {
     readonly secret: string | undefined;
@@ -56,7 +60,14 @@ export interface AppConfig extends HostConfig {
   readonly throttle: { readonly maxPerSecondPerDevice: number };
   readonly simulator: { readonly devices: number; readonly tenant: string; readonly rate: number };
   readonly cors: { readonly allowedOrigins: readonly string[] };
+  readonly cache: {
+    readonly output: { readonly maxEntries: number; readonly maxEntryBytes: number };
+    readonly data: { readonly maxEntries: number };
+  };
+  readonly firmware: { readonly storagePath: string; readonly tempPath: string; readonly maxUploadBytes: number };
   readonly database: DatabaseConfig;
+  readonly history: HistoryConfig;
+  readonly orders: OrdersConfig;
 }
 
 function deepFreeze<T>(o: T): T {
@@ -103,6 +114,7 @@ export function toAppConfig(resolved: ResolvedConfig): AppConfig {
       maxConnectionsPerUser: v('Hub:MaxConnectionsPerUser'),
       maxConnectionsPerTenant: v('Hub:MaxConnectionsPerTenant'),
       maxMessageBytes: v('Hub:MaxMessageBytes'),
+      catchUpMax: v('Hub:CatchUpMax'),
     },
     jwt: {
       secret: v('Auth:Jwt:Secret'),
@@ -114,7 +126,14 @@ export function toAppConfig(resolved: ResolvedConfig): AppConfig {
     throttle: { maxPerSecondPerDevice: v('Throttle:MaxPerSecondPerDevice') },
     simulator: { devices: v('Simulator:Devices'), tenant: v('Simulator:Tenant'), rate: v('Simulator:Rate') },
     cors: { allowedOrigins: v('Cors:AllowedOrigins') },
+    cache: {
+      output: { maxEntries: v('OutputCache:MaxEntries'), maxEntryBytes: v('OutputCache:MaxEntryBytes') },
+      data: { maxEntries: v('DataCache:MaxEntries') },
+    },
+    firmware: { storagePath: v('Storage:Path'), tempPath: v('Storage:TempPath'), maxUploadBytes: v('Firmware:MaxUploadBytes') },
     database: toDatabaseConfig(resolved),
+    history: toHistoryConfig(resolved),
+    orders: toOrdersConfig(resolved),
   };
   return deepFreeze(config);
 }
