@@ -153,7 +153,8 @@ export function goalsTable(
   uwsMissing: string | undefined,
 ): Table {
   const rows: string[][] = [];
-  const check = (v: number | undefined, target: number, atLeast: boolean) => verdict(v === undefined ? undefined : atLeast ? v >= target : v <= target);
+  // A value that crossed IPC as NaN arrives as null: not measured, never met.
+  const check = (v: number | undefined, target: number, atLeast: boolean) => verdict(typeof v !== 'number' || !Number.isFinite(v) ? undefined : atLeast ? v >= target : v <= target);
   /** One goal: the max-rate (or measured) value and the CPU-per-message ratio, each against the target. */
   const goal = (what: string, target: number, atLeast: boolean, value: number | undefined, cpu?: number, show = fmt.ratio) =>
     rows.push([what, `${atLeast ? '≥' : '≤'} ${show(target)}`, show(value), check(value, target, atLeast), cpu === undefined ? '–' : fmt.ratio(cpu), cpu === undefined ? '' : check(cpu, target, atLeast)]);

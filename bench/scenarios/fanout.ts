@@ -176,7 +176,7 @@ class Runner {
     const step: Step = {
       target: delivered,
       achieved: rate,
-      why: `p99 ${report.latency.p99.toFixed(0)} ms, ${(deliveredRatio * 100).toFixed(1)} % delivered${report.closed ? `, ${report.closed} closed` : ''}`,
+      why: `p99 ${fmtP99(report.latency.p99)} ms, ${(deliveredRatio * 100).toFixed(1)} % delivered${report.closed ? `, ${report.closed} closed` : ''}`,
       delivered: rate,
       deliveredRatio,
       latency: report.latency,
@@ -223,6 +223,11 @@ class Runner {
       last = received;
     }
   }
+}
+
+/** p99 crosses IPC as JSON: with nothing received it is NaN there, null here. */
+function fmtP99(v: number | null): string {
+  return typeof v === 'number' && Number.isFinite(v) ? v.toFixed(0) : 'n/a';
 }
 
 function fmtRate(v: number): string {
