@@ -230,7 +230,7 @@ export function historyTables(opts: BenchOptions, result: HistoryBench): Table[]
     ]),
     notes: [
       'Goal: history on ≥ 0.8× history off, and every accepted reading stored (stored = accepted once the publisher stops).',
-      ...lost.map((r) => `LOST (${r.label}): ${r.history!.accepted - r.history!.written} accepted readings not stored`),
+      ...lost.map((r) => `NOT STORED (${r.label}): ${r.history!.accepted - r.history!.written} accepted readings (${r.history!.dropped} refused by the full queue, ${r.history!.pending} still pending 60 s after the publisher stopped)`),
     ],
   };
   const lag: Table = {

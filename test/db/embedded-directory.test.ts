@@ -50,6 +50,22 @@ describe('embedded database directory', () => {
     }
   }, 60_000);
 
+  it('in Development a hub on a new directory creates and migrates it itself (what `npm start` does on a fresh clone)', async () => {
+    const dir = join(scratch, 'fresh');
+    const env = { Database__DataDirectory: dir };
+    const first = new ChildHost(MAIN, ['--environment=Development', ...EPHEMERAL, '--Simulator:Devices=0'], env);
+    const url = await first.listeningUrl();
+    expect(first.output).toMatch(/database migrated[\s\S]*0001/);
+    expect((await fetch(`${url}/health/ready`)).status).toBe(200);
+    first.signal('SIGTERM');
+    expect((await first.exited).code).toBe(0);
+    const again = new ChildHost(MAIN, ['--environment=Development', ...EPHEMERAL, '--Simulator:Devices=0'], env);
+    await again.listeningUrl();
+    expect(again.output).not.toMatch(/database migrated/);
+    again.signal('SIGTERM');
+    expect((await again.exited).code).toBe(0);
+  }, 90_000);
+
   it('keeps what was committed across a close and reopen', async () => {
     const data = freshDataDirectory();
     try {
