@@ -3,6 +3,8 @@ import type { ResolvedConfig } from '../host/config/load-config.js';
 import type { EventTenancy } from '../ingest/eventhubs/event-tenancy.js';
 import { toDatabaseConfig, type DatabaseConfig } from '../db/database-keys.js';
 import { toHistoryConfig, type HistoryConfig } from '../history/history-keys.js';
+import { toOrdersConfig, type OrdersConfig } from '../orders/orders-keys.js';
+import { toTelemetryConfig, type TelemetryConfig } from '../telemetry/telemetry-keys.js';
 
 /**
  * The resolved configuration of the whole app (APP_CONFIG_KEYS), frozen. Passed down; nothing below
@@ -46,6 +48,8 @@ export interface AppConfig extends HostConfig {
     readonly maxConnectionsPerUser: number;
     readonly maxConnectionsPerTenant: number;
     readonly maxMessageBytes: number;
+    /** Readings one `since` subscribe replays at most. */
+    readonly catchUpMax: number;
   };
   readonly jwt: {
     readonly secret: string | undefined;
@@ -57,8 +61,16 @@ export interface AppConfig extends HostConfig {
   readonly throttle: { readonly maxPerSecondPerDevice: number };
   readonly simulator: { readonly devices: number; readonly tenant: string; readonly rate: number };
   readonly cors: { readonly allowedOrigins: readonly string[] };
+  readonly cache: {
+    readonly output: { readonly maxEntries: number; readonly maxEntryBytes: number };
+    readonly data: { readonly maxEntries: number };
+  };
+  readonly firmware: { readonly storagePath: string; readonly tempPath: string; readonly maxUploadBytes: number };
   readonly database: DatabaseConfig;
   readonly history: HistoryConfig;
+  readonly orders: OrdersConfig;
+  /** `Telemetry:*`: OpenTelemetry export, subscribed sources, sampling. */
+  readonly telemetry: TelemetryConfig;
 }
 
 function deepFreeze<T>(o: T): T {
@@ -105,6 +117,7 @@ export function toAppConfig(resolved: ResolvedConfig): AppConfig {
       maxConnectionsPerUser: v('Hub:MaxConnectionsPerUser'),
       maxConnectionsPerTenant: v('Hub:MaxConnectionsPerTenant'),
       maxMessageBytes: v('Hub:MaxMessageBytes'),
+      catchUpMax: v('Hub:CatchUpMax'),
     },
     jwt: {
       secret: v('Auth:Jwt:Secret'),
@@ -116,8 +129,15 @@ export function toAppConfig(resolved: ResolvedConfig): AppConfig {
     throttle: { maxPerSecondPerDevice: v('Throttle:MaxPerSecondPerDevice') },
     simulator: { devices: v('Simulator:Devices'), tenant: v('Simulator:Tenant'), rate: v('Simulator:Rate') },
     cors: { allowedOrigins: v('Cors:AllowedOrigins') },
+    cache: {
+      output: { maxEntries: v('OutputCache:MaxEntries'), maxEntryBytes: v('OutputCache:MaxEntryBytes') },
+      data: { maxEntries: v('DataCache:MaxEntries') },
+    },
+    firmware: { storagePath: v('Storage:Path'), tempPath: v('Storage:TempPath'), maxUploadBytes: v('Firmware:MaxUploadBytes') },
     database: toDatabaseConfig(resolved),
     history: toHistoryConfig(resolved),
+    orders: toOrdersConfig(resolved),
+    telemetry: toTelemetryConfig(v),
   };
   return deepFreeze(config);
 }

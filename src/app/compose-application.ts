@@ -8,7 +8,7 @@ import { createOriginResolver } from '../host/http/public-origin.js';
 import { HttpServerService } from '../host/http/http-server-service.js';
 import { Host } from '../host/lifecycle/host.js';
 import type { HostedService } from '../host/lifecycle/hosted-service.js';
-import { categoryLogger } from '../host/logging.js';
+import { categoryLogger, forwardLogLines } from '../host/logging.js';
 import { redactText } from '../host/config/redact-secrets.js';
 import type { RequestDelegate } from '../host/pipeline/middleware.js';
 import { WebApplication } from '../host/pipeline/web-application.js';
@@ -17,14 +17,23 @@ import { SocketIoTransport } from '../transport/socketio/socketio-transport.js';
 import { UpgradeGuard } from '../transport/upgrade-guard.js';
 import { DASHBOARD_DIR, mapDashboardEndpoints } from './dashboard-endpoints.js';
 import { mapDeviceEndpoints } from './devices-endpoints.js';
+import { mapOpenApiEndpoints } from './openapi-endpoints.js';
+import { createOrderServices, mapBusinessEndpoints, type OrderServices } from './orders-wiring.js';
+import { deprecationHeaders } from '../host/openapi/deprecation-headers.js';
 import { mapSocketIoEndpoints } from './socketio-endpoints.js';
 import { useSecurity } from './security-wiring.js';
+import { useCaching } from './cache-wiring.js';
+import { wireFirmware } from './firmware-wiring.js';
+import type { CacheService } from '../cache/cache-service.js';
+import type { FirmwareService } from '../firmware/firmware-service.js';
 import { wireServerless } from './serverless-wiring.js';
 import { createTelemetryServices, type TelemetryServices } from './telemetry-services.js';
 import { createDatabaseService } from './database-wiring.js';
 import { createHistory, type History } from './history-wiring.js';
 import { mapHistoryEndpoints } from './history-endpoints.js';
 import type { Database } from '../db/database.js';
+import { wireOpenTelemetry } from './otel-wiring.js';
+import type { Telemetry } from '../telemetry/telemetry.js';
 
 export interface Application {
   config: AppConfig;
@@ -39,10 +48,17 @@ export interface Application {
   database: Database;
   /** Stored readings (`History:Enabled`, default on): the writer and the reader catch-up uses. */
   history: History | undefined;
+  /** The queue, outbox relay and worker of the orders API. */
+  orders: OrderServices;
+  /** OpenTelemetry (`Telemetry:*`): named sources, off unless an exporter is configured. */
+  otel: Telemetry;
   /** Verifies user tokens; the same verifier guards HTTP endpoints and socket connections. */
   verifier: JwtVerifier;
   /** Admits every WebSocket handshake, socket.io's and Web PubSub's: per-address rate, pending cap. */
   upgrades: UpgradeGuard;
+  /** The output cache's store and the data cache (Redis when configured, else memory). */
+  caches: CacheService;
+  firmware: FirmwareService;
   /** Hosted services before the server; added to the host in this order when composing ends. */
   services: HostedService[];
 }
@@ -55,6 +71,8 @@ export interface Application {
 export function composeApplication(config: AppConfig, log: Logger, extend?: (app: Application) => void, clock: Clock = systemClock): Application {
   const host = new Host({ logger: categoryLogger(log, config, 'Host'), shutdownTimeoutMs: config.host.shutdownTimeoutMs });
   const health = new HealthChecks({ timeoutMs: config.health.checkTimeoutMs, clock });
+  const otel = wireOpenTelemetry(config, health);
+  if (otel.recordsLogs) forwardLogLines(log, (line) => otel.log(line));
   health.add({ name: 'self', tags: ['live'], check: () => ({ status: 'Healthy' }) });
   health.add({
     name: 'host',
@@ -72,6 +90,8 @@ export function composeApplication(config: AppConfig, log: Logger, extend?: (app
 
   const web = new WebApplication({ development: config.isDevelopment });
   useSecurity(web, config, verifier, clock);
+  web.use(deprecationHeaders());
+  const caches = useCaching(web, config, clock, log);
   mapHealthEndpoints(web.routes, health);
 
   let pipeline: RequestDelegate | undefined;
@@ -84,8 +104,9 @@ export function composeApplication(config: AppConfig, log: Logger, extend?: (app
     development: config.isDevelopment,
     limits: config.http,
     resolveOrigin: createOriginResolver(config.http),
-    // socket.io's engine reads its long-polling bodies itself.
-    streamedBodyPrefixes: ['/socket.io/'],
+    // socket.io's engine reads its long-polling bodies itself; firmware uploads are read as they arrive.
+    streamedBodyPrefixes: ['/socket.io/', '/v1/firmware/'],
+    traceRequest: otel.requestTracer,
   });
   const server = new HttpServerService({ fastify, log: httpLog, port: config.http.port, host: config.http.host });
 
@@ -93,7 +114,14 @@ export function composeApplication(config: AppConfig, log: Logger, extend?: (app
   const db = createDatabaseService(config, log);
   health.add(db.healthCheck());
   const history = createHistory(config, log, clock, db.database);
-  const telemetry = createTelemetryServices(config, log, host.lifetime, clock, history && ((reading) => history.writer.offer(reading)));
+  const telemetry = createTelemetryServices(
+    config,
+    log,
+    host.lifetime,
+    clock,
+    history && { accepted: (reading) => history.writer.offer(reading), reader: history.reader },
+    otel.telemetry,
+  );
   health.add({
     name: 'ingestion',
     tags: ['ready'],
@@ -119,9 +147,11 @@ export function composeApplication(config: AppConfig, log: Logger, extend?: (app
   const socketIo = new SocketIoTransport({
     hub: telemetry.hub,
     registry: telemetry.registry,
+    catchUp: telemetry.catchUp,
     authenticate: (token) => verifier.verify(token),
     log: categoryLogger(log, config, 'Hub.SocketIo'),
     clock,
+    deliveries: telemetry.deliveries.socketio,
   });
   mapSocketIoEndpoints(web.routes, socketIo, upgrades);
   server.onClosing(() => {
@@ -130,10 +160,15 @@ export function composeApplication(config: AppConfig, log: Logger, extend?: (app
   });
   mapDeviceEndpoints(web.routes.group('/v1'), telemetry.registry);
   if (history) mapHistoryEndpoints(web.routes.group('/v1'), db.database, () => clock.now());
+  const orders = createOrderServices(config, db.database, log, clock, health);
+  mapBusinessEndpoints(web.routes, config, db.database, orders.relay);
+  mapOpenApiEndpoints(web.routes, web.endpoints, { internal: config.environment !== 'Production' });
+  const firmware = wireFirmware(web.routes.group('/v1'), config, caches, clock, db.database);
   const dashboard = mapDashboardEndpoints(web.routes);
   if (dashboard.files === 0) log.warn({ dir: DASHBOARD_DIR }, 'dashboard not built; / answers 404');
 
-  const app: Application = { config, clock, host, web, health, server, telemetry, database: db.database, history, verifier, upgrades, services: [db, ...(history ? [history.service(telemetry.registry)] : []), ...telemetry.services] };
+  // Telemetry first, so the host stops it last: the spans and metrics of the shutdown leave too.
+  const app: Application = { config, clock, host, web, health, server, telemetry, database: db.database, history, orders, verifier, upgrades, caches, firmware, otel: otel.telemetry, services: [otel.telemetry.service, db, caches, ...(history ? [history.service(telemetry.registry)] : []), ...orders.services, ...telemetry.services] };
   wireServerless(app, log);
   extend?.(app);
   pipeline = web.build();

@@ -29,9 +29,11 @@ export function wireServerless(app: Application, log: Logger): void {
   const endpoint = new WebPubSubEndpoint({
     hub: telemetry.hub,
     lastReading: (tenantId, deviceId) => telemetry.registry.last(tenantId, deviceId),
+    catchUp: telemetry.catchUp,
     maxPayloadBytes: config.hub.maxMessageBytes,
     log: categoryLogger(log, config, 'Hub.WebPubSub'),
     clock: app.clock,
+    deliveries: telemetry.deliveries.webpubsub,
   });
   app.server.onClosing(() => endpoint.closeAll());
 

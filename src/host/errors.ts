@@ -50,6 +50,19 @@ export const Errors = define({
   FUNC_UNKNOWN_CONNECTION: [404, 'Unknown Connection'],
   FUNC_UPSTREAM: [502, 'Upstream Error'],
   CONFIG_INVALID: [500, 'Invalid Configuration'],
+  HTTP_RANGE_NOT_SATISFIABLE: [416, 'Range Not Satisfiable'],
+  FIRMWARE_NOT_FOUND: [404, 'Firmware Not Found'],
+  FIRMWARE_BAD_NAME: [400, 'Bad Firmware Name'],
+  FIRMWARE_BAD_FORM: [400, 'Bad Firmware Form'],
+  FIRMWARE_TOO_LARGE: [413, 'Firmware Too Large'],
+  ORDERS_INVALID: [422, 'Invalid Order'],
+  ORDERS_CONFIRMED: [409, 'Order Confirmed'],
+  ORDERS_EMPTY: [409, 'Empty Order'],
+  ORDERS_NOT_FOUND: [404, 'Order Not Found'],
+  ORDERS_BAD_CURSOR: [400, 'Bad Cursor'],
+  PROFILE_PRECONDITION_FAILED: [412, 'Precondition Failed'],
+  PROFILE_PRECONDITION_REQUIRED: [428, 'Precondition Required'],
+  PROFILE_FIELD_CONFLICT: [409, 'Field Conflict'],
 });
 
 export type ErrorKey = keyof typeof Errors;

@@ -1,3 +1,4 @@
+import type { DeliveryRecorder } from './delivery-recorder.js';
 import type { OutboundMessage } from './types.js';
 
 export interface ConflatingOutboxOptions {
@@ -8,6 +9,8 @@ export interface ConflatingOutboxOptions {
   write(message: OutboundMessage): boolean;
   /** Messages without a conflation key held while the transport is full. Default 1000. */
   maxUnkeyed?: number;
+  /** Deliveries, conflations and overflow, for telemetry. Default: none. */
+  recorder?: DeliveryRecorder | undefined;
 }
 
 /**
@@ -28,6 +31,7 @@ export class ConflatingOutbox {
 
   readonly #write: (message: OutboundMessage) => boolean;
   readonly #maxUnkeyed: number;
+  readonly #recorder: DeliveryRecorder | undefined;
   /**
    * Pending messages in arrival order. A Map keeps a replaced key in its first position;
    * unkeyed messages get numeric keys, which never collide with string conflation keys.
@@ -38,10 +42,13 @@ export class ConflatingOutbox {
   #nextUnkeyedId = 0;
   #full = false;
   #overflowed = false;
+  /** Callers of idle() waiting for nothing to be pending. */
+  #idleWaiters: (() => void)[] | undefined = undefined;
 
   constructor(options: ConflatingOutboxOptions) {
     this.#write = options.write;
     this.#maxUnkeyed = options.maxUnkeyed ?? 1000;
+    this.#recorder = options.recorder;
   }
 
   /** Messages waiting for the transport. */
@@ -53,10 +60,20 @@ export class ConflatingOutbox {
     return this.#overflowed;
   }
 
+  /**
+   * Resolves once nothing is held back (at once when nothing is): lets a producer of many messages
+   * (a catch-up's replay) wait for the last batch to be taken before it queues the next.
+   */
+  idle(): Promise<void> {
+    if (this.pendingCount === 0) return Promise.resolve();
+    return new Promise((resolve) => (this.#idleWaiters ??= []).push(resolve));
+  }
+
   offer(message: OutboundMessage): OfferResult {
     if (this.#overflowed) return 'overflow';
     if (!this.#full) {
       this.#full = !this.#write(message);
+      this.#recorder?.written(message);
       return 'written';
     }
     const pending = (this.#pending ??= new Map());
@@ -64,11 +81,15 @@ export class ConflatingOutbox {
     if (key !== undefined) {
       const replaced = pending.has(key);
       pending.set(key, message);
-      if (replaced) this.conflated++;
+      if (replaced) {
+        this.conflated++;
+        this.#recorder?.conflated();
+      }
       return replaced ? 'conflated' : 'queued';
     }
     if (this.#unkeyed >= this.#maxUnkeyed) {
       this.#overflowed = true;
+      this.#recorder?.overflowed();
       this.clear();
       return 'overflow';
     }
@@ -85,12 +106,16 @@ export class ConflatingOutbox {
     for (const [key, message] of pending) {
       pending.delete(key);
       if (typeof key === 'number') this.#unkeyed--;
-      if (!this.#write(message)) {
+      const more = this.#write(message);
+      this.#recorder?.written(message);
+      if (!more) {
         this.#full = true;
+        this.#settle();
         return;
       }
     }
     if (this.#pending === pending && pending.size === 0) this.#pending = undefined;
+    this.#settle();
   }
 
   /** Drops everything pending, e.g. when the connection closes. */
@@ -98,5 +123,13 @@ export class ConflatingOutbox {
     this.#pending?.clear(); // ends a drain() that is iterating it
     this.#pending = undefined;
     this.#unkeyed = 0;
+    this.#settle();
+  }
+
+  #settle(): void {
+    const waiters = this.#idleWaiters;
+    if (waiters === undefined || this.pendingCount !== 0) return;
+    this.#idleWaiters = undefined;
+    for (const resolve of waiters) resolve();
   }
 }

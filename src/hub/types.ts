@@ -36,6 +36,8 @@ export interface OutboundMessage {
   readonly conflationKey: string | undefined;
   /** Undefined means `message`. */
   readonly kind?: MessageKind;
+  /** W3C traceparent of the send that carries a reading: socket writes continue its trace. */
+  readonly traceparent?: string | undefined;
   encoded<T>(codec: MessageCodec<T>): T;
 }
 
@@ -60,4 +62,10 @@ export interface HubConnection {
   /** Must never block or throw; a transport applies its own backpressure policy. */
   send(message: OutboundMessage): void;
   close(reason: CloseReason): void;
+  /**
+   * Resolves once the connection holds nothing back for the client (at once when it holds nothing,
+   * and when it closes). A catch-up waits for it before replaying, so replays never pile up on a
+   * slow client. Optional: without it a catch-up replays at once.
+   */
+  drained?(): Promise<void>;
 }
