@@ -6,11 +6,14 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { DirectoryLockedError, lockDirectory } from '../../src/db/directory-lock.js';
 import { PgliteConnector } from '../../src/db/pglite-connector.js';
 import { TenantDatabase } from '../../src/db/tenant-database.js';
-import { ChildHost, EPHEMERAL, MAIN } from '../host/support/child-host.js';
+import { ChildHost, EPHEMERAL, killChildren, MAIN } from '../host/support/child-host.js';
 import { freshDataDirectory } from '../support/embedded-database.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'hub-lock-'));
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+afterAll(async () => {
+  await killChildren();
+  rmSync(scratch, { recursive: true, force: true });
+});
 
 describe('embedded database directory', () => {
   it('a second opener is refused with a message naming Database:DataDirectory; after release it may open', () => {
@@ -54,8 +57,9 @@ describe('embedded database directory', () => {
     const dir = join(scratch, 'fresh');
     const env = { Database__DataDirectory: dir };
     const first = new ChildHost(MAIN, ['--environment=Development', ...EPHEMERAL, '--Simulator:Devices=0'], env);
+    // A new directory is seconds of initdb before the hub can listen.
+    await first.waitFor(/database migrated[\s\S]*0001/, 60_000);
     const url = await first.listeningUrl();
-    expect(first.output).toMatch(/database migrated[\s\S]*0001/);
     expect((await fetch(`${url}/health/ready`)).status).toBe(200);
     first.signal('SIGTERM');
     expect((await first.exited).code).toBe(0);
