@@ -49,6 +49,11 @@ export const Errors = define({
   FUNC_UNKNOWN_CONNECTION: [404, 'Unknown Connection'],
   FUNC_UPSTREAM: [502, 'Upstream Error'],
   CONFIG_INVALID: [500, 'Invalid Configuration'],
+  GATEWAY_UNKNOWN_TENANT: [404, 'Unknown Tenant'],
+  GATEWAY_NO_READY_INSTANCE: [503, 'No Ready Instance'],
+  GATEWAY_CATALOGUE_UNAVAILABLE: [503, 'Tenant Catalogue Unavailable'],
+  GATEWAY_UPSTREAM_FAILED: [502, 'Upstream Failed'],
+  GATEWAY_UPSTREAM_TIMEOUT: [504, 'Upstream Timeout'],
 });
 
 export type ErrorKey = keyof typeof Errors;
