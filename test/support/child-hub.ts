@@ -12,9 +12,12 @@ export interface ChildHub {
   stop(killAfterMs?: number): Promise<number | null>;
 }
 
-/** Runs the built hub as a real process and resolves once it logged `listening` with its URL. */
-export function startChildHub(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 15_000): Promise<ChildHub> {
-  const child = spawn(process.execPath, [MAIN, ...args], {
+/** The built gateway's entry, for `startChildHub(args, env, timeout, GATEWAY_MAIN)`. */
+export const GATEWAY_MAIN = fileURLToPath(new URL('../../dist/src/gateway/main.js', import.meta.url));
+
+/** Runs the built hub (or another entry on the same host) as a real process and resolves once it logged `listening` with its URL. */
+export function startChildHub(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 15_000, main = MAIN): Promise<ChildHub> {
+  const child = spawn(process.execPath, [main, ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
