@@ -1,4 +1,5 @@
 import { BACKPLANE_KEYS } from '../backplane/backplane-keys.js';
+import { DATABASE_KEYS } from '../db/database-keys.js';
 import { HOST_KEYS } from '../host/config/host-keys.js';
 import type { KeyDefinition } from '../host/config/key-definition.js';
 import { HUB_KEYS } from '../hub/hub-keys.js';
@@ -19,4 +20,5 @@ export const APP_CONFIG_KEYS: readonly KeyDefinition[] = [
   ...HUB_KEYS,
   ...SECURITY_KEYS,
   ...SIMULATOR_KEYS,
+  ...DATABASE_KEYS,
 ];

@@ -1,6 +1,7 @@
 import { toHostConfig, type HostConfig } from '../host/config/host-config.js';
 import type { ResolvedConfig } from '../host/config/load-config.js';
 import type { EventTenancy } from '../ingest/eventhubs/event-tenancy.js';
+import { toDatabaseConfig, type DatabaseConfig } from '../db/database-keys.js';
 
 /**
  * The resolved configuration of the whole app (APP_CONFIG_KEYS), frozen. Passed down; nothing below
@@ -55,6 +56,7 @@ export interface AppConfig extends HostConfig {
   readonly throttle: { readonly maxPerSecondPerDevice: number };
   readonly simulator: { readonly devices: number; readonly tenant: string; readonly rate: number };
   readonly cors: { readonly allowedOrigins: readonly string[] };
+  readonly database: DatabaseConfig;
 }
 
 function deepFreeze<T>(o: T): T {
@@ -112,6 +114,7 @@ export function toAppConfig(resolved: ResolvedConfig): AppConfig {
     throttle: { maxPerSecondPerDevice: v('Throttle:MaxPerSecondPerDevice') },
     simulator: { devices: v('Simulator:Devices'), tenant: v('Simulator:Tenant'), rate: v('Simulator:Rate') },
     cors: { allowedOrigins: v('Cors:AllowedOrigins') },
+    database: toDatabaseConfig(resolved),
   };
   return deepFreeze(config);
 }

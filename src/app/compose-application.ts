@@ -21,6 +21,8 @@ import { mapSocketIoEndpoints } from './socketio-endpoints.js';
 import { useSecurity } from './security-wiring.js';
 import { wireServerless } from './serverless-wiring.js';
 import { createTelemetryServices, type TelemetryServices } from './telemetry-services.js';
+import { createDatabaseService } from './database-wiring.js';
+import type { Database } from '../db/database.js';
 
 export interface Application {
   config: AppConfig;
@@ -31,6 +33,8 @@ export interface Application {
   health: HealthChecks;
   server: HttpServerService;
   telemetry: TelemetryServices;
+  /** Tenant-scoped units of work (row-level security); open once the host started. */
+  database: Database;
   /** Verifies user tokens; the same verifier guards HTTP endpoints and socket connections. */
   verifier: JwtVerifier;
   /** Admits every WebSocket handshake, socket.io's and Web PubSub's: per-address rate, pending cap. */
@@ -81,6 +85,9 @@ export function composeApplication(config: AppConfig, log: Logger, extend?: (app
   });
   const server = new HttpServerService({ fastify, log: httpLog, port: config.http.port, host: config.http.host });
 
+  // First to start and last to stop: everything that writes through it has stopped before it closes.
+  const db = createDatabaseService(config, log);
+  health.add(db.healthCheck());
   const telemetry = createTelemetryServices(config, log, host.lifetime, clock);
   health.add({
     name: 'ingestion',
@@ -120,7 +127,7 @@ export function composeApplication(config: AppConfig, log: Logger, extend?: (app
   const dashboard = mapDashboardEndpoints(web.routes);
   if (dashboard.files === 0) log.warn({ dir: DASHBOARD_DIR }, 'dashboard not built; / answers 404');
 
-  const app: Application = { config, clock, host, web, health, server, telemetry, verifier, upgrades, services: [...telemetry.services] };
+  const app: Application = { config, clock, host, web, health, server, telemetry, database: db.database, verifier, upgrades, services: [db, ...telemetry.services] };
   wireServerless(app, log);
   extend?.(app);
   pipeline = web.build();

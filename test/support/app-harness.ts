@@ -10,6 +10,7 @@ import { loadConfig } from '../../src/app/load-app-config.js';
 import { createRootLogger } from '../../src/host/logging.js';
 import { signUserToken } from '../../src/security/jwt-bearer.js';
 import { DEV_JWT_AUDIENCE, DEV_JWT_ISSUER, DEV_JWT_SECRET } from '../../src/security/dev-defaults.js';
+import { freshDataDirectory } from './embedded-database.js';
 
 export interface RunningApp {
   app: Application;
@@ -29,8 +30,10 @@ export interface RunningApp {
  * `clock` replaces the system clock (a ManualClock for tests that move time themselves).
  */
 export async function startApp(args: string[] = [], extend?: (app: Application, log: Logger) => void, clock?: Clock): Promise<RunningApp> {
+  // Its own copy of the migrated embedded database, unless the test picks a directory or a server.
+  const data = args.some((a) => /^--(Database:DataDirectory|ConnectionStrings:postgres)=/i.test(a)) ? undefined : freshDataDirectory();
   const config = loadConfig({
-    args: ['--Http:Port=0', '--Http:Host=127.0.0.1', '--Ingestion:Mqtt:EmbeddedPort=0', '--Simulator:Devices=0', ...args],
+    args: ['--Http:Port=0', '--Http:Host=127.0.0.1', '--Ingestion:Mqtt:EmbeddedPort=0', '--Simulator:Devices=0', ...(data ? [`--Database:DataDirectory=${data.path}`] : []), ...args],
     env: { HUB_ENVIRONMENT: 'Development' },
     contentRoot: mkdtempSync(join(tmpdir(), 'hub-test-')),
   });
@@ -43,7 +46,12 @@ export async function startApp(args: string[] = [], extend?: (app: Application, 
   });
   const log = createRootLogger(config, sink);
   const app = composeApplication(config, log, extend && ((a) => extend(a, log)), clock);
-  await app.host.start();
+  try {
+    await app.host.start();
+  } catch (err) {
+    data?.remove();
+    throw err;
+  }
   const port = new URL(app.server.url!).port;
   return {
     app,
@@ -52,6 +60,7 @@ export async function startApp(args: string[] = [], extend?: (app: Application, 
     logs,
     stop: async () => {
       await app.host.stop();
+      data?.remove();
     },
   };
 }

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { freshDataDirectory } from './embedded-database.js';
 
 const MAIN = fileURLToPath(new URL('../../dist/src/main.js', import.meta.url));
 
@@ -17,12 +18,15 @@ export const GATEWAY_MAIN = fileURLToPath(new URL('../../dist/src/gateway/main.j
 
 /** Runs the built hub (or another entry on the same host) as a real process and resolves once it logged `listening` with its URL. */
 export function startChildHub(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 15_000, main = MAIN): Promise<ChildHub> {
+  // Each hub process its own embedded database (one process per directory), unless the test picks one.
+  const data = main === MAIN && env.Database__DataDirectory === undefined ? freshDataDirectory() : undefined;
   const child = spawn(process.execPath, [main, ...args], {
-    env: { ...process.env, ...env },
+    env: { ...process.env, ...(data ? { Database__DataDirectory: data.path } : {}), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  if (data) void exited.then(() => data.remove());
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import { freshDataDirectory } from '../../support/embedded-database.js';
 
 export const ROOT = join(import.meta.dirname, '..', '..', '..');
 export const MAIN = join(ROOT, 'dist/src/main.js');
@@ -18,10 +19,14 @@ export class ChildHost {
   constructor(entry: string, args: readonly string[], env: Record<string, string> = {}) {
     const base = { ...process.env };
     delete base.HUB_ENVIRONMENT;
+    // Each process its own embedded database (one process per directory), unless the test picks one.
+    const data = env.Database__DataDirectory === undefined ? freshDataDirectory() : undefined;
+    if (data) base.Database__DataDirectory = data.path;
     this.process = spawn(process.execPath, [entry, ...args], { cwd: ROOT, env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     this.process.stdout!.on('data', (d: Buffer) => (this.output += d.toString()));
     this.process.stderr!.on('data', (d: Buffer) => (this.output += d.toString()));
     this.exited = new Promise((resolve) => this.process.once('exit', (code, signal) => resolve({ code, signal })));
+    if (data) void this.exited.then(() => data.remove());
     children.add(this);
     void this.exited.then(() => children.delete(this));
   }

@@ -1,0 +1,109 @@
+/** The hub on a real PostgreSQL: schema check at start, health during an outage, reconnecting. */
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defaultMigrationsDirectory, loadMigrations, migrate } from '../../src/db/migrations.js';
+import { PgConnector } from '../../src/db/pg-connector.js';
+import { TenantDatabase } from '../../src/db/tenant-database.js';
+import { ChildHost, EPHEMERAL, MAIN } from '../host/support/child-host.js';
+import { startApp, type RunningApp } from '../support/app-harness.js';
+import { createTestDatabase, requirePostgres, type TestDatabase } from '../support/postgres.js';
+
+const log = { warn: () => undefined };
+
+async function asAdmin(sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: 'postgres://postgres@127.0.0.1:5432/test' });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+async function until(what: string, predicate: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await predicate().catch(() => false))) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const available = await requirePostgres();
+
+describe.runIf(available)('the hub on PostgreSQL', () => {
+  let test: TestDatabase;
+  beforeAll(async () => {
+    test = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await asAdmin(`alter database ${test.name} allow_connections true`).catch(() => undefined);
+    await test?.drop();
+  });
+
+  it('refuses to start against a database that lacks migrations, naming `npm run migrate`', async () => {
+    const empty = await createTestDatabase();
+    try {
+      const hub = new ChildHost(MAIN, ['--environment=Development', ...EPHEMERAL, `--ConnectionStrings:postgres=${empty.url}`]);
+      const { code } = await hub.exited;
+      expect(code).toBe(1);
+      expect(hub.output).toMatch(/missing migrations 0001.*run `npm run migrate`/);
+    } finally {
+      await empty.drop();
+    }
+  });
+
+  describe('migrated', () => {
+    let app: RunningApp;
+    beforeAll(async () => {
+      const connector = new PgConnector({ connectionString: test.url, maxConnections: 1, statementTimeoutMs: 10_000, log });
+      await migrate(connector, loadMigrations(defaultMigrationsDirectory()));
+      await connector.close();
+      app = await startApp([`--ConnectionStrings:postgres=${test.url}`, '--Database:MaxConnections=2', '--Health:CheckTimeoutSeconds=2']);
+    });
+    afterAll(async () => {
+      await app?.stop();
+    });
+
+    const probe = async (path: string) => {
+      const res = await fetch(`${app.url}${path}`);
+      const body = (await res.json()) as { checks: { name: string; status: string }[] };
+      return { status: res.status, database: body.checks.find((c) => c.name === 'database')?.status };
+    };
+
+    it('an outage fails ready with the database check, never live, and ready recovers by itself', async () => {
+      expect(await probe('/health/ready')).toEqual({ status: 200, database: 'Healthy' });
+      await asAdmin(`alter database ${test.name} allow_connections false`);
+      await asAdmin(`select pg_terminate_backend(pid) from pg_stat_activity where datname = '${test.name}'`);
+      await until('ready 503', async () => (await probe('/health/ready')).status === 503);
+      expect(await probe('/health/ready')).toEqual({ status: 503, database: 'Unhealthy' });
+      expect((await probe('/health/live')).status).toBe(200);
+      await asAdmin(`alter database ${test.name} allow_connections true`);
+      await until('ready 200 again', async () => (await probe('/health/ready')).status === 200);
+      expect(await probe('/health/ready')).toEqual({ status: 200, database: 'Healthy' });
+    });
+
+    it('units of work after the connections were cut reconnect, with the tenant set again', async () => {
+      await app.app.database.withTenant('acme', (sql) =>
+        sql.query(`insert into devices (tenant_id, device_id, first_seen, last_seen, last_seq) values ('acme', 'd1', now(), now(), 1)`),
+      );
+      await asAdmin(`select pg_terminate_backend(pid) from pg_stat_activity where datname = '${test.name}' and application_name = 'telemetry-hub'`);
+      // The first unit on a cut connection may fail; the pool drops that connection and the next one works.
+      await app.app.database.withSystem((sql) => sql.query('select 1')).catch(() => undefined);
+      await app.app.database.withSystem((sql) => sql.query('select 1')).catch(() => undefined);
+      const seen = await app.app.database.withTenant('acme', async (sql) => (await sql.query('select device_id from devices')).rows);
+      expect(seen).toEqual([{ device_id: 'd1' }]);
+      expect(await app.app.database.withTenant('globex', async (sql) => (await sql.query('select device_id from devices')).rows)).toEqual([]);
+    });
+  });
+
+  it('a statement past Database:StatementTimeoutSeconds is cancelled, and the connection serves the next unit', async () => {
+    const connector = new PgConnector({ connectionString: test.url, maxConnections: 1, statementTimeoutMs: 200, log });
+    const db = new TenantDatabase(connector);
+    try {
+      await expect(db.withSystem((sql) => sql.query('select pg_sleep(5)'))).rejects.toThrow(/statement timeout/);
+      expect((await db.withSystem((sql) => sql.query('select 1 as one'))).rows).toEqual([{ one: 1 }]);
+    } finally {
+      await connector.close();
+    }
+  });
+});
