@@ -63,7 +63,7 @@ export function nodeEntryOf(script: string | undefined): string[] | undefined {
 /**
  * The resources of a development system and their order: the cache and broker and database
  * (local binaries on private ports when installed, else the hub's embedded defaults), the
- * migrations once (when the project has them), the hub instances after them, the worker, the
+ * migrations once against that database, the hub instances after them, the worker, the
  * simulator and the gateway, which alone listens on the port the developer opens.
  */
 export async function planResources(o: DevOptions, env: DevEnvironment): Promise<ResourceSpec[]> {
@@ -122,10 +122,12 @@ export async function planResources(o: DevOptions, env: DevEnvironment): Promise
     ...(redisUrl ? { ConnectionStrings__redis: redisUrl } : {}),
   };
 
-  const migrate = nodeEntryOf(env.scripts['migrate']);
+  // Migrations run once against the shared server. Without one, each hub has its own embedded
+  // database, which the hub migrates itself at start in Development.
+  const migrate = postgresUrl ? nodeEntryOf(env.scripts['migrate']) : undefined;
   const beforeHubs = [...infra];
   if (migrate) {
-    specs.push({ name: 'migrations', type: 'migrations', command: node, args: migrate, cwd: o.root, env: common, endpoints: [], after: infra.filter((n) => n === 'postgres'), readiness: { kind: 'exit' } });
+    specs.push({ name: 'migrations', type: 'migrations', command: node, args: migrate, cwd: o.root, env: common, endpoints: [], after: ['postgres'], readiness: { kind: 'exit' } });
     beforeHubs.push('migrations');
   }
 

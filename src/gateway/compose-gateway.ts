@@ -11,7 +11,11 @@ import type { RequestDelegate } from '../host/pipeline/middleware.js';
 import { WebApplication } from '../host/pipeline/web-application.js';
 import { deriveSessionSecret } from '../security/cookie.js';
 import { createJwtVerifier } from '../security/jwt-bearer.js';
+import { PgConnector } from '../db/pg-connector.js';
+import { TenantDatabase } from '../db/tenant-database.js';
+import type { HostedService } from '../host/lifecycle/hosted-service.js';
 import { CachedTenantCatalogue } from './cached-tenant-catalogue.js';
+import { DatabaseTenantCatalogue } from './database-tenant-catalogue.js';
 import type { GatewayConfig } from './gateway-config.js';
 import { mapGatewayEndpoint } from './gateway-endpoint.js';
 import { InstancePicker } from './instance-picker.js';
@@ -48,7 +52,12 @@ export function composeGateway(config: GatewayConfig, log: Logger, options: Gate
   const gatewayLog = categoryLogger(log, config, 'Gateway');
   const upstreams = new UpstreamHealth({ stamps: g.stamps, intervalMs: g.healthIntervalMs, timeoutMs: g.healthTimeoutMs, clock, log: gatewayLog, ...(options.probe ? { probe: options.probe } : {}) });
   const proxy = new UpstreamProxy({ timeoutMs: g.upstreamTimeoutMs, log: gatewayLog, onUnreachable: (target) => upstreams.markDown(target) });
-  const catalogue = options.catalogue ?? new MemoryTenantCatalogue(g.tenants);
+  const database = g.database !== undefined ? openCatalogueDatabase(g.database, gatewayLog) : undefined;
+  if (database !== undefined) {
+    health.add({ name: 'database', tags: ['ready'], check: async () => (await database.db.withSystem((sql) => sql.query('select 1')), { status: 'Healthy' }) });
+  }
+  const catalogue = options.catalogue ?? (database !== undefined ? new DatabaseTenantCatalogue(database.db) : new MemoryTenantCatalogue(g.tenants));
+  const cached = options.catalogue !== undefined || database !== undefined;
   const verifier = createJwtVerifier({
     ...(config.jwt.jwksUri ? { jwksUri: config.jwt.jwksUri } : { secret: config.jwt.secret! }),
     issuer: config.jwt.issuer,
@@ -65,7 +74,7 @@ export function composeGateway(config: GatewayConfig, log: Logger, options: Gate
   mapHealthEndpoints(web.routes, health);
   mapGatewayEndpoint(web.routes, {
     resolveTenant: createRequestTenantResolver({ verifier, accessKey: config.accessKey, sessionSecret, publicBaseUrl: config.http.publicBaseUrl, now: () => clock.now() }),
-    catalogue: g.catalogueCacheMs > 0 && options.catalogue !== undefined ? new CachedTenantCatalogue({ inner: catalogue, ttlMs: g.catalogueCacheMs, clock }) : catalogue,
+    catalogue: g.catalogueCacheMs > 0 && cached ? new CachedTenantCatalogue({ inner: catalogue, ttlMs: g.catalogueCacheMs, clock }) : catalogue,
     health: upstreams,
     picker: new InstancePicker(),
     proxy,
@@ -89,8 +98,19 @@ export function composeGateway(config: GatewayConfig, log: Logger, options: Gate
   const server = new HttpServerService({ fastify, log: httpLog, port: config.http.port, host: config.http.host });
   server.onClosing(() => proxy.close());
   pipeline = web.build();
+  // First in, last out: the catalogue's database closes after the server has drained.
+  if (database !== undefined) host.add(database.service);
   host.add(upstreams);
   host.add(server);
   host.lifetime.onStarted(() => log.info({ url: server.url, stamps: upstreams.snapshot() }, 'gateway ready'));
   return { host, server, upstreams };
+}
+
+/**
+ * The catalogue's PostgreSQL pool. Start-up does not wait for the server: a gateway whose database
+ * is down starts, answers 503 for tenants it has not cached, and its ready check says why.
+ */
+function openCatalogueDatabase(options: NonNullable<GatewayConfig['gateway']['database']>, log: Logger): { db: TenantDatabase; service: HostedService } {
+  const db = new TenantDatabase(new PgConnector({ ...options, log }));
+  return { db, service: { name: 'catalogue-database', start: async () => {}, stop: () => db.close() } };
 }

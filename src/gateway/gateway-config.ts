@@ -15,6 +15,8 @@ export interface GatewayConfig extends HostConfig {
     readonly healthTimeoutMs: number;
     readonly upstreamTimeoutMs: number;
     readonly catalogueCacheMs: number;
+    /** The database catalogue's server; unset → the in-memory catalogue from `Gateway:Tenants`. */
+    readonly database: { readonly connectionString: string; readonly maxConnections: number; readonly statementTimeoutMs: number } | undefined;
   };
   readonly jwt: { readonly secret: string | undefined; readonly issuer: string; readonly audience: string; readonly jwksUri: string | undefined; readonly clockSkewSeconds: number };
   readonly accessKey: string | undefined;
@@ -29,6 +31,8 @@ export function loadGatewayConfig(inputs: ConfigInputs): GatewayConfig {
   const defaultStamp = v<string | undefined>('Gateway:DefaultStamp');
   const names = new Set(stamps.map((s) => s.name));
   const problems: string[] = [];
+  const postgres = v<string | undefined>('ConnectionStrings:postgres');
+  if (postgres !== undefined && resolved.values.has('Gateway:Tenants')) problems.push('Gateway:Tenants: not with ConnectionStrings:postgres, whose table tenant_stamps is the catalogue then (set one of them)');
   if (defaultStamp !== undefined && !names.has(defaultStamp)) problems.push(`Gateway:DefaultStamp: '${defaultStamp}' is not one of Gateway:Stamps`);
   for (const [tenant, stamp] of tenants) if (!names.has(stamp)) problems.push(`Gateway:Tenants: tenant '${tenant}' names stamp '${stamp}', which Gateway:Stamps does not list`);
   if (problems.length > 0) throw new ConfigError(problems);
@@ -42,6 +46,10 @@ export function loadGatewayConfig(inputs: ConfigInputs): GatewayConfig {
       healthTimeoutMs: v<number>('Gateway:HealthTimeoutSeconds') * 1000,
       upstreamTimeoutMs: v<number>('Gateway:UpstreamTimeoutSeconds') * 1000,
       catalogueCacheMs: v<number>('Gateway:CatalogueCacheSeconds') * 1000,
+      database:
+        postgres === undefined
+          ? undefined
+          : { connectionString: postgres, maxConnections: v<number>('Database:MaxConnections'), statementTimeoutMs: Math.round(v<number>('Database:StatementTimeoutSeconds') * 1000) },
     }),
     jwt: Object.freeze({
       secret: v<string | undefined>('Auth:Jwt:Secret'),

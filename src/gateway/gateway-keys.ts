@@ -1,3 +1,4 @@
+import { DATABASE_KEYS } from '../db/database-keys.js';
 import type { KeyDefinition } from '../host/config/key-definition.js';
 import * as p from '../host/config/parsers.js';
 import { HUB_KEYS } from '../hub/hub-keys.js';
@@ -12,7 +13,7 @@ import { parseStamps, parseTenantMap } from './stamps.js';
 export const GATEWAY_KEYS: readonly KeyDefinition[] = [
   // stamps and their instances: `pool-1=http://10.0.0.5:8080 http://10.0.0.6:8080; silo-acme=http://10.0.1.5:8080`
   { key: 'Gateway:Stamps', parse: parseStamps, required: () => true },
-  // the in-memory tenant catalogue, `tenant=stamp, …`
+  // the in-memory tenant catalogue, `tenant=stamp, …`; with ConnectionStrings:postgres the table tenant_stamps is the catalogue instead
   { key: 'Gateway:Tenants', parse: parseTenantMap },
   // the stamp of requests without credentials (the dashboard's files, sign-in, health); unset → 401
   { key: 'Gateway:DefaultStamp', parse: p.str({ pattern: /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/ }) },
@@ -25,6 +26,8 @@ export const GATEWAY_KEYS: readonly KeyDefinition[] = [
   // seconds a tenant's stamp (or its absence) is cached from the database catalogue
   { key: 'Gateway:CatalogueCacheSeconds', parse: p.num(0, 3600), default: () => 30 },
   ...SECURITY_KEYS.filter((k) => k.key.startsWith('Auth:Jwt:')),
+  // The catalogue's database: a PostgreSQL server only (an embedded database belongs to one hub process).
+  ...DATABASE_KEYS.filter((k) => ['ConnectionStrings:postgres', 'Database:MaxConnections', 'Database:StatementTimeoutSeconds'].includes(k.key)),
   // The hubs' key verifies Web PubSub client access tokens. Never generated here (a key of the
   // gateway's own would match no hub's) and optional: unset, such tokens are refused with 401.
   { ...hubKey('Hub:AccessKey'), default: undefined, required: undefined },

@@ -1,29 +1,14 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { planResources } from '../../src/dev/dev-plan.js';
+import { detectEnvironment } from '../../src/dev/dev-environment.js';
+import { findBinary, planResources } from '../../src/dev/dev-plan.js';
 import { Orchestrator } from '../../src/dev/orchestrator.js';
-import { freePort } from '../support/private-server.js';
+import { requireCommand } from '../support/private-server.js';
 
 const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
-
-/** The real plan on this project with a stand-in migration (a real process) and no local services. */
-async function orchestratorWithMigration(exitCode: number): Promise<{ orchestrator: Orchestrator; events: string[] }> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'dev-order-'));
-  dirs.push(dataDir);
-  const specs = await planResources(
-    { root: ROOT, port: 0, dashboardPort: 0, instances: 2, devices: 2, rate: 1, dataDir },
-    { binaries: {}, scripts: { migrate: `npm run build && node dist/test/fixtures/fake-migrate.js ${exitCode}` }, postgresInitialised: false, postgresUser: undefined, freePort },
-  );
-  const orchestrator = new Orchestrator(specs);
-  const events: string[] = [];
-  for (const r of orchestrator.resources) r.onChange((x) => events.push(`${x.spec.name} ${x.state}`));
-  running.push(orchestrator);
-  return { orchestrator, events };
-}
-
 const running: Orchestrator[] = [];
 const dirs: string[] = [];
 
@@ -32,34 +17,59 @@ afterEach(async () => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-describe('development orchestrator: migrations first', () => {
-  it('starts the hub only after the migrations exited 0, then the simulator and the gateway', async () => {
-    const { orchestrator, events } = await orchestratorWithMigration(0);
-    await orchestrator.start();
-    expect(orchestrator.resources.map((r) => [r.spec.name, r.state])).toEqual([
-      ['migrations', 'completed'],
-      ['hub-1', 'running'],
-      ['simulator', 'running'],
-      ['gateway', 'running'],
-    ]);
+/**
+ * The real plan on this machine (local PostgreSQL, Redis, Mosquitto, the project's own `npm run
+ * migrate`), one hub instance; `migrationsDirectory` swaps the project's migrations for others.
+ */
+async function orchestrator(migrationsDirectory?: string): Promise<{ orchestrator: Orchestrator; events: string[] }> {
+  const base = mkdtempSync(join(tmpdir(), 'dev-order-'));
+  chmodSync(base, 0o755);
+  dirs.push(base);
+  const options = { root: ROOT, port: 0, dashboardPort: 0, instances: 1, devices: 2, rate: 1, dataDir: join(base, 'dev') };
+  const specs = (await planResources(options, detectEnvironment(options))).map((s) =>
+    s.name === 'migrations' && migrationsDirectory ? { ...s, env: { ...s.env, Database__MigrationsDirectory: migrationsDirectory } } : s,
+  );
+  const o = new Orchestrator(specs);
+  const events: string[] = [];
+  for (const r of o.resources) r.onChange((x) => events.push(`${x.spec.name} ${x.state}`));
+  running.push(o);
+  return { orchestrator: o, events };
+}
+
+describe('development orchestrator: migrations first (real PostgreSQL, real migrations, real hub)', () => {
+  const available = requireCommand(findBinary('postgres') ?? 'postgres', 'the orchestrator runs the local PostgreSQL binaries') && findBinary('initdb') !== undefined;
+
+  it('starts the hub only after the migrations exited 0, then the simulator and the gateway', async ({ skip }) => {
+    if (!available) return skip();
+    const { orchestrator: o, events } = await orchestrator();
+    await o.start();
+    expect(o.get('migrations')!.state).toBe('completed');
+    for (const name of ['postgres', 'hub-1', 'simulator', 'gateway']) expect(o.get(name)!.state, name).toBe('running');
+    expect(events.indexOf('postgres running')).toBeLessThan(events.indexOf('migrations starting'));
     expect(events.indexOf('migrations completed')).toBeLessThan(events.indexOf('hub-1 starting'));
     expect(events.indexOf('hub-1 running')).toBeLessThan(events.indexOf('gateway starting'));
-    const gateway = orchestrator.get('gateway')!.spec.endpoints[0]!.url;
+    expect(o.get('migrations')!.log.tail().join('\n')).toMatch(/migrate: applied 0001/);
+    const gateway = o.get('gateway')!.spec.endpoints[0]!.url;
     expect((await fetch(`${gateway}health/ready`)).status).toBe(200);
-  }, 60_000);
+  }, 90_000);
 
-  it('starts no hub at all when the migrations fail, and shows their last lines', async () => {
-    const { orchestrator, events } = await orchestratorWithMigration(3);
-    await orchestrator.start();
-    const migrations = orchestrator.get('migrations')!.status();
+  it('starts no hub at all when the migrations fail, and shows their last lines', async ({ skip }) => {
+    if (!available) return skip();
+    const broken = mkdtempSync(join(tmpdir(), 'dev-broken-migrations-'));
+    dirs.push(broken);
+    mkdirSync(broken, { recursive: true });
+    writeFileSync(join(broken, '0001_broken.sql'), 'ALTER TABLE no_such_table ADD COLUMN x int;');
+    const { orchestrator: o, events } = await orchestrator(broken);
+    await o.start();
+    const migrations = o.get('migrations')!.status();
     expect(migrations.state).toBe('failed');
-    expect(migrations.exitCode).toBe(3);
-    expect(migrations.lastLines.join('\n')).toContain('relation "tenants" does not exist');
+    expect(migrations.exitCode).toBe(1);
+    expect(migrations.lastLines.join('\n')).toMatch(/no_such_table/);
     for (const name of ['hub-1', 'simulator', 'gateway']) {
-      const r = orchestrator.get(name)!;
+      const r = o.get(name)!;
       expect(r.state, name).toBe('skipped');
       expect(r.pid, name).toBeUndefined();
     }
     expect(events.some((e) => e.startsWith('hub-1 starting'))).toBe(false);
-  }, 60_000);
+  }, 90_000);
 });
