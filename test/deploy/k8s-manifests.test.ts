@@ -61,6 +61,15 @@ describe('deploy/k8s manifests', () => {
     expect(hub.resources.limits.memory).toBeDefined();
   });
 
+  it('migrations run first, in an init container, against the same database', () => {
+    const spec = one('Deployment').spec.template.spec;
+    const [migrate] = spec.initContainers;
+    expect(migrate.command).toEqual(['node', 'dist/src/db/migrate-cli.js']);
+    expect(migrate.image).toBe(spec.containers[0].image);
+    const db = (c: any) => c.env.find((e: any) => e.name === 'ConnectionStrings__postgres').valueFrom.secretKeyRef;
+    expect(db(migrate)).toEqual(db(spec.containers[0]));
+  });
+
   it('connection strings and keys come from the Secret, never inline', () => {
     const hub = one('Deployment').spec.template.spec.containers[0];
     const secret = one('Secret');
