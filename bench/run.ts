@@ -8,11 +8,13 @@ import { runHttp } from './scenarios/http.js';
 import { runIdleMemory, type MemoryResult } from './scenarios/idle-memory.js';
 import { inProcessTable, runInProcess } from './scenarios/in-process.js';
 import { runIngestion } from './scenarios/ingestion.js';
+import { historyTables, runHistoryIngest, runSeriesEngines } from './scenarios/history.js';
+import { prepareDatabaseTemplate } from './harness/database-template.js';
 import { fanoutTable, goalsTable, httpTable, ingestTable, memoryTable } from './report.js';
 import { TARGETS, type Target } from './scenarios/targets.js';
 
 /**
- * `npm run bench [-- --quick] [--only=fanout,memory,http,ingest,inprocess] [--targets=hub-wps,ws-frame]
+ * `npm run bench [-- --quick] [--only=fanout,memory,http,ingest,inprocess,history] [--targets=hub-wps,ws-frame]
  * [--sizes=1000] [--brokers=mosquitto] [--fixed-only]`: every scenario in one run on one machine, the hub side by side with its
  * anchors, printed as tables of ratios. `--quick` is the CI smoke run: tiny N, short windows,
  * the same code paths and table shape; it asserts no timing and exits 1 only when a scenario
@@ -21,13 +23,15 @@ import { TARGETS, type Target } from './scenarios/targets.js';
 const argv = process.argv.slice(2);
 const flag = (name: string) => argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
 const opts = benchOptions(argv.includes('--quick'));
-const only = new Set((flag('only') ?? 'fanout,memory,http,ingest,inprocess').split(','));
+const only = new Set((flag('only') ?? 'fanout,memory,http,ingest,inprocess,history').split(','));
 const onlyTargets = flag('targets')?.split(',');
 const onlyBrokers = flag('brokers')?.split(',');
 if (flag('sizes')) opts.fanoutSizes = flag('sizes')!.split(',').map(Number);
 if (argv.includes('--fixed-only')) [opts.rampRates, opts.lowRates] = [[], []]; // profiling: fixed rates only
 
 const started = Date.now();
+// Every hub under test starts on a copy of one migrated embedded database.
+await prepareDatabaseTemplate();
 const mosquittoUp = await portOpen(BENCH.mosquittoPort);
 const mosquitto: Broker = { id: 'mosquitto', url: BENCH.mosquittoUrl };
 const embedded: Broker = { id: 'embedded', url: undefined };
@@ -97,6 +101,12 @@ if (only.has('ingest')) {
 }
 
 if (only.has('inprocess')) show(inProcessTable(await runInProcess(opts.quick)));
+
+if (only.has('history')) {
+  const history = { ...(await runHistoryIngest(opts, mosquittoUp ? mosquitto : embedded)), series: await runSeriesEngines(opts) };
+  failures += history.ingest.filter((r) => r.error).length + history.series.filter((s) => s.error).length + (history.lag?.error ? 1 : 0);
+  for (const t of historyTables(opts, history)) show(t);
+}
 
 show(goalsTable(opts, { fanout, memory, http, ingest }));
 console.log(`\ntotal ${((Date.now() - started) / 1000).toFixed(0)} s${failures ? `; ${failures} scenario(s) could not run` : ''}`);

@@ -8,6 +8,8 @@ import { Results } from '../../src/host/pipeline/results.js';
 import { BENCH } from '../harness/bench-config.js';
 import { processArgs, serveParent } from '../harness/serve-parent.js';
 import { BENCH_JSON } from './json-body.js';
+import { benchDataDirectory } from '../harness/database-template.js';
+import { Histogram } from '../harness/histogram.js';
 
 interface HubArgs {
   /** External broker (Mosquitto); unset → the embedded broker on an ephemeral port. */
@@ -17,6 +19,8 @@ interface HubArgs {
   clientId: string;
   /** More `--Section:Key=value` overrides, e.g. a log level. */
   extraArgs?: string[];
+  /** Store readings (History:Enabled); off unless a scenario measures history. */
+  history?: boolean;
 }
 
 /**
@@ -55,6 +59,8 @@ const config = loadConfig({
           `--Ingestion:Mqtt:MaxConnections=${BENCH.maxConnectionsPerIp}`,
           `--Ingestion:Mqtt:MaxConnectionsPerIp=${BENCH.maxConnectionsPerIp}`,
         ]),
+    `--Database:DataDirectory=${await benchDataDirectory()}`,
+    `--History:Enabled=${args.history === true}`,
     ...(args.extraArgs ?? []),
   ],
   env: { HUB_ENVIRONMENT: 'Production' },
@@ -74,9 +80,28 @@ while (!app.telemetry.ingestion.connected) {
   await new Promise((r) => setTimeout(r, 20));
 }
 
+// Writer lag: from a reading's acceptance (receivedAt) to its batch's commit.
+const lag = new Histogram();
+app.history?.writer.observe((batch) => {
+  const now = Date.now();
+  for (const r of batch) lag.record(now - r.receivedAt);
+});
+
 serveParent(
   {
-    stats: () => ({ ...app.telemetry.pipeline.stats(), at: performance.now(), connections: app.telemetry.hub.connectionCount, groups: app.telemetry.hub.groupCount }),
+    stats: () => ({
+      ...app.telemetry.pipeline.stats(),
+      at: performance.now(),
+      connections: app.telemetry.hub.connectionCount,
+      groups: app.telemetry.hub.groupCount,
+      history: app.history?.writer.stats(),
+    }),
+    /** The writer lag since the last call (ms), then starts over. */
+    lag: () => {
+      const summary = lag.summary();
+      lag.reset();
+      return summary;
+    },
   },
   { url: `http://127.0.0.1:${new URL(app.server.url!).port}`, brokerUrl: app.telemetry.broker?.url ?? args.mqttUrl },
 );

@@ -15,6 +15,8 @@ export interface IngestResult {
   /** Readings the hub dropped as invalid (must stay 0). */
   dropped?: number;
   error?: string;
+  /** History: what the writer stored of what the hub accepted, once the publisher stopped. */
+  history?: { accepted: number; written: number; dropped: number; pending: number };
 }
 
 /** Contract default Throttle:MaxPerSecondPerDevice: throttling on, as in production. */
@@ -23,8 +25,10 @@ export const INGEST_THROTTLE = 5;
 /** A count stamped by the process that counted (ms), so IPC delays do not bend rates. */
 type Count = { count: number; at: number };
 
-interface Consumer {
+export interface Consumer {
   label: string;
+  /** After the ramp, with the publisher stopped: more of the result (e.g. what history stored). */
+  after?(child: BenchChild): Promise<Partial<IngestResult>>;
   start(start: (name: string, o?: { args?: string[]; execArgv?: string[] }) => Promise<BenchChild>, broker: Broker): Promise<{ child: BenchChild; count(): Promise<Count> }>;
 }
 
@@ -56,9 +60,9 @@ const CONSUMERS: Consumer[] = [
  * devices until the consumer falls behind (< 97 % of what was published in the window, twice)
  * or the publisher cannot reach the rate.
  */
-export async function runIngestion(opts: BenchOptions, broker: Broker): Promise<IngestResult[]> {
+export async function runIngestion(opts: BenchOptions, broker: Broker, consumers: readonly Consumer[] = CONSUMERS): Promise<IngestResult[]> {
   const results: IngestResult[] = [];
-  for (const consumer of CONSUMERS) {
+  for (const consumer of consumers) {
     const result: IngestResult = { label: consumer.label, broker, stop: '' };
     try {
       await withChildren(async (start) => {
@@ -108,6 +112,10 @@ export async function runIngestion(opts: BenchOptions, broker: Broker): Promise<
             break;
           }
           result.stop = 'end of ramp';
+        }
+        if (consumer.after) {
+          await pub.request('rate', { perSecond: 0 });
+          Object.assign(result, await consumer.after(child));
         }
         if (consumer.label.startsWith('hub')) {
           const s = await child.request<{ dropped: Record<string, number> }>('stats');

@@ -1,5 +1,6 @@
 import { BACKPLANE_KEYS } from '../backplane/backplane-keys.js';
 import { DATABASE_KEYS } from '../db/database-keys.js';
+import { HISTORY_KEYS } from '../history/history-keys.js';
 import { HOST_KEYS } from '../host/config/host-keys.js';
 import type { KeyDefinition } from '../host/config/key-definition.js';
 import { HUB_KEYS } from '../hub/hub-keys.js';
@@ -21,4 +22,5 @@ export const APP_CONFIG_KEYS: readonly KeyDefinition[] = [
   ...SECURITY_KEYS,
   ...SIMULATOR_KEYS,
   ...DATABASE_KEYS,
+  ...HISTORY_KEYS,
 ];

@@ -2,6 +2,7 @@ import { toHostConfig, type HostConfig } from '../host/config/host-config.js';
 import type { ResolvedConfig } from '../host/config/load-config.js';
 import type { EventTenancy } from '../ingest/eventhubs/event-tenancy.js';
 import { toDatabaseConfig, type DatabaseConfig } from '../db/database-keys.js';
+import { toHistoryConfig, type HistoryConfig } from '../history/history-keys.js';
 
 /**
  * The resolved configuration of the whole app (APP_CONFIG_KEYS), frozen. Passed down; nothing below
@@ -45,6 +46,8 @@ export interface AppConfig extends HostConfig {
     readonly maxConnectionsPerUser: number;
     readonly maxConnectionsPerTenant: number;
     readonly maxMessageBytes: number;
+    /** Readings one `since` subscribe replays at most. */
+    readonly catchUpMax: number;
   };
   readonly jwt: {
     readonly secret: string | undefined;
@@ -57,6 +60,7 @@ export interface AppConfig extends HostConfig {
   readonly simulator: { readonly devices: number; readonly tenant: string; readonly rate: number };
   readonly cors: { readonly allowedOrigins: readonly string[] };
   readonly database: DatabaseConfig;
+  readonly history: HistoryConfig;
 }
 
 function deepFreeze<T>(o: T): T {
@@ -103,6 +107,7 @@ export function toAppConfig(resolved: ResolvedConfig): AppConfig {
       maxConnectionsPerUser: v('Hub:MaxConnectionsPerUser'),
       maxConnectionsPerTenant: v('Hub:MaxConnectionsPerTenant'),
       maxMessageBytes: v('Hub:MaxMessageBytes'),
+      catchUpMax: v('Hub:CatchUpMax'),
     },
     jwt: {
       secret: v('Auth:Jwt:Secret'),
@@ -115,6 +120,7 @@ export function toAppConfig(resolved: ResolvedConfig): AppConfig {
     simulator: { devices: v('Simulator:Devices'), tenant: v('Simulator:Tenant'), rate: v('Simulator:Rate') },
     cors: { allowedOrigins: v('Cors:AllowedOrigins') },
     database: toDatabaseConfig(resolved),
+    history: toHistoryConfig(resolved),
   };
   return deepFreeze(config);
 }

@@ -22,6 +22,8 @@ import { useSecurity } from './security-wiring.js';
 import { wireServerless } from './serverless-wiring.js';
 import { createTelemetryServices, type TelemetryServices } from './telemetry-services.js';
 import { createDatabaseService } from './database-wiring.js';
+import { createHistory, type History } from './history-wiring.js';
+import { mapHistoryEndpoints } from './history-endpoints.js';
 import type { Database } from '../db/database.js';
 
 export interface Application {
@@ -35,6 +37,8 @@ export interface Application {
   telemetry: TelemetryServices;
   /** Tenant-scoped units of work (row-level security); open once the host started. */
   database: Database;
+  /** Stored readings (`History:Enabled`, default on): the writer and the reader catch-up uses. */
+  history: History | undefined;
   /** Verifies user tokens; the same verifier guards HTTP endpoints and socket connections. */
   verifier: JwtVerifier;
   /** Admits every WebSocket handshake, socket.io's and Web PubSub's: per-address rate, pending cap. */
@@ -88,7 +92,14 @@ export function composeApplication(config: AppConfig, log: Logger, extend?: (app
   // First to start and last to stop: everything that writes through it has stopped before it closes.
   const db = createDatabaseService(config, log);
   health.add(db.healthCheck());
-  const telemetry = createTelemetryServices(config, log, host.lifetime, clock);
+  const history = createHistory(config, log, clock, db.database);
+  const telemetry = createTelemetryServices(
+    config,
+    log,
+    host.lifetime,
+    clock,
+    history && { accepted: (reading) => history.writer.offer(reading), reader: history.reader },
+  );
   health.add({
     name: 'ingestion',
     tags: ['ready'],
@@ -114,6 +125,7 @@ export function composeApplication(config: AppConfig, log: Logger, extend?: (app
   const socketIo = new SocketIoTransport({
     hub: telemetry.hub,
     registry: telemetry.registry,
+    catchUp: telemetry.catchUp,
     authenticate: (token) => verifier.verify(token),
     log: categoryLogger(log, config, 'Hub.SocketIo'),
     clock,
@@ -124,10 +136,11 @@ export function composeApplication(config: AppConfig, log: Logger, extend?: (app
     telemetry.hub.closeAll('shutdown');
   });
   mapDeviceEndpoints(web.routes.group('/v1'), telemetry.registry);
+  if (history) mapHistoryEndpoints(web.routes.group('/v1'), db.database, () => clock.now());
   const dashboard = mapDashboardEndpoints(web.routes);
   if (dashboard.files === 0) log.warn({ dir: DASHBOARD_DIR }, 'dashboard not built; / answers 404');
 
-  const app: Application = { config, clock, host, web, health, server, telemetry, database: db.database, verifier, upgrades, services: [db, ...telemetry.services] };
+  const app: Application = { config, clock, host, web, health, server, telemetry, database: db.database, history, verifier, upgrades, services: [db, ...(history ? [history.service(telemetry.registry)] : []), ...telemetry.services] };
   wireServerless(app, log);
   extend?.(app);
   pipeline = web.build();

@@ -29,6 +29,7 @@ export function wireServerless(app: Application, log: Logger): void {
   const endpoint = new WebPubSubEndpoint({
     hub: telemetry.hub,
     lastReading: (tenantId, deviceId) => telemetry.registry.last(tenantId, deviceId),
+    catchUp: telemetry.catchUp,
     maxPayloadBytes: config.hub.maxMessageBytes,
     log: categoryLogger(log, config, 'Hub.WebPubSub'),
     clock: app.clock,

@@ -5,6 +5,9 @@ import type { HostedService } from '../host/lifecycle/hosted-service.js';
 import type { ApplicationLifetime } from '../host/lifecycle/application-lifetime.js';
 import { categoryLogger } from '../host/logging.js';
 import { RedisBackplane } from '../backplane/redis-backplane.js';
+import type { HistoryReader } from '../history/history-reader.js';
+import { MemoryHistory } from '../history/memory-history.js';
+import { CatchUp } from '../hub/catch-up.js';
 import { DeviceRegistry } from '../hub/device-registry.js';
 import { Hub } from '../hub/hub.js';
 import { IngestionService } from '../ingest/ingestion-service.js';
@@ -15,6 +18,7 @@ import { EmbeddedBrokerSource } from '../ingest/mqtt/embedded-broker-source.js';
 import { MqttSource } from '../ingest/mqtt/mqtt-source.js';
 import { ReadingPipeline } from '../ingest/reading-pipeline.js';
 import type { IngestionSource } from '../ingest/source.js';
+import type { Reading } from '../protocol/reading.js';
 import { SimulatorService } from '../simulator/simulator-service.js';
 
 export interface TelemetryServices {
@@ -22,6 +26,9 @@ export interface TelemetryServices {
   /** Present when `ConnectionStrings:redis` is set: hub sends reach the other instances. */
   backplane: RedisBackplane | undefined;
   registry: DeviceRegistry;
+  /** What a subscribe with `since` replays from. */
+  history: HistoryReader;
+  catchUp: CatchUp;
   pipeline: ReadingPipeline;
   ingestion: IngestionService;
   broker: EmbeddedBroker | undefined;
@@ -30,7 +37,17 @@ export interface TelemetryServices {
 }
 
 /** The main job: MQTT (embedded, external or both) or Event Hubs → validate → throttle → device groups on the hub. */
-export function createTelemetryServices(config: AppConfig, log: Logger, lifetime: ApplicationLifetime, clock: Clock): TelemetryServices {
+/**
+ * `history` is the stored history: `accepted` receives every accepted reading before the throttle, and
+ * catch-up reads `reader`. Without it, catch-up reads the newest readings of each device kept in memory.
+ */
+export function createTelemetryServices(
+  config: AppConfig,
+  log: Logger,
+  lifetime: ApplicationLifetime,
+  clock: Clock,
+  history?: { accepted(reading: Reading): void; reader: HistoryReader },
+): TelemetryServices {
   const registry = new DeviceRegistry({ maxDevices: config.hub.maxDevices, maxDevicesPerTenant: config.hub.maxDevicesPerTenant });
   const backplane = config.redisUrl
     ? new RedisBackplane({ url: config.redisUrl, hubName: config.hub.name, log: categoryLogger(log, config, 'Hub.Backplane') })
@@ -45,12 +62,18 @@ export function createTelemetryServices(config: AppConfig, log: Logger, lifetime
     maxConnectionsPerUser: config.hub.maxConnectionsPerUser,
     maxConnectionsPerTenant: config.hub.maxConnectionsPerTenant,
   });
+  // History off: a catch-up still covers a short absence, from the newest readings kept in memory.
+  const memory = history ? undefined : new MemoryHistory({ maxPerDevice: config.hub.catchUpMax, maxDevices: config.hub.maxDevices });
+  const reader = history?.reader ?? memory!;
+  const accepted = history ? (reading: Reading) => history.accepted(reading) : (reading: Reading) => memory!.record(reading);
+  const catchUp = new CatchUp({ hub, history: reader, max: config.hub.catchUpMax, log: categoryLogger(log, config, 'Hub') });
   const pipeline = new ReadingPipeline({
     registry,
     publish: hub.publishReading.bind(hub),
     logger: categoryLogger(log, config, 'Ingestion'),
     clock,
     maxPerSecond: config.throttle.maxPerSecondPerDevice,
+    accepted,
   });
 
   const services: HostedService[] = [];
@@ -138,5 +161,5 @@ export function createTelemetryServices(config: AppConfig, log: Logger, lifetime
       }),
     );
   }
-  return { hub, backplane, registry, pipeline, ingestion, broker, services };
+  return { hub, backplane, registry, history: reader, catchUp, pipeline, ingestion, broker, services };
 }

@@ -36,6 +36,7 @@ export const Errors = define({
   AUTH_INVALID_TOKEN: [401, 'Invalid Token'],
   RATE_LIMITED: [429, 'Too Many Requests'],
   DEVICES_BAD_CURSOR: [400, 'Bad Cursor'],
+  DEVICES_NOT_FOUND: [404, 'Device Not Found'],
   HUB_BAD_MESSAGE: [400, 'Bad Message'],
   HUB_GROUP_FORBIDDEN: [403, 'Group Forbidden'],
   HUB_LIMIT: [429, 'Limit Reached'],

@@ -38,6 +38,8 @@ export class ConflatingOutbox {
   #nextUnkeyedId = 0;
   #full = false;
   #overflowed = false;
+  /** Callers of idle() waiting for nothing to be pending. */
+  #idleWaiters: (() => void)[] | undefined = undefined;
 
   constructor(options: ConflatingOutboxOptions) {
     this.#write = options.write;
@@ -51,6 +53,15 @@ export class ConflatingOutbox {
 
   get overflowed(): boolean {
     return this.#overflowed;
+  }
+
+  /**
+   * Resolves once nothing is held back (at once when nothing is): lets a producer of many messages
+   * (a catch-up's replay) wait for the last batch to be taken before it queues the next.
+   */
+  idle(): Promise<void> {
+    if (this.pendingCount === 0) return Promise.resolve();
+    return new Promise((resolve) => (this.#idleWaiters ??= []).push(resolve));
   }
 
   offer(message: OutboundMessage): OfferResult {
@@ -87,10 +98,12 @@ export class ConflatingOutbox {
       if (typeof key === 'number') this.#unkeyed--;
       if (!this.#write(message)) {
         this.#full = true;
+        this.#settle();
         return;
       }
     }
     if (this.#pending === pending && pending.size === 0) this.#pending = undefined;
+    this.#settle();
   }
 
   /** Drops everything pending, e.g. when the connection closes. */
@@ -98,5 +111,13 @@ export class ConflatingOutbox {
     this.#pending?.clear(); // ends a drain() that is iterating it
     this.#pending = undefined;
     this.#unkeyed = 0;
+    this.#settle();
+  }
+
+  #settle(): void {
+    const waiters = this.#idleWaiters;
+    if (waiters === undefined || this.pendingCount !== 0) return;
+    this.#idleWaiters = undefined;
+    for (const resolve of waiters) resolve();
   }
 }

@@ -14,6 +14,8 @@ export const HUB_KEYS: readonly KeyDefinition[] = [
   // live connections (socket.io and Web PubSub together) per user, and per tenant
   { key: 'Hub:MaxConnectionsPerUser', parse: p.int(1, 1_000_000), default: () => 100 },
   { key: 'Hub:MaxConnectionsPerTenant', parse: p.int(1, 10_000_000), default: () => 10_000 },
+  // readings one subscribe with `since` replays at most (the newest kept; the ack says truncated when more were missed)
+  { key: 'Hub:CatchUpMax', parse: p.int(1, 100_000), default: () => 1000 },
   // bytes; the largest message data a management send or a client sendToGroup/event may carry
   { key: 'Hub:MaxMessageBytes', parse: p.int(1024, 64 * 1024 * 1024), default: () => 1024 * 1024 },
   { key: 'Hub:Name', parse: p.str({ pattern: /^[A-Za-z][A-Za-z0-9_]{0,127}$/ }), default: () => 'telemetry' },

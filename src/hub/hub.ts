@@ -1,5 +1,6 @@
 import { deviceGroup, type Reading } from '../protocol/reading.js';
 import type { Backplane, BackplaneEnvelope, MessageData } from './backplane.js';
+import type { GroupGate } from './catch-up-gate.js';
 import { HubOutboundMessage, readingMessage } from './outbound-message.js';
 import type { CloseReason, HubConnection, OutboundMessage } from './types.js';
 
@@ -23,12 +24,17 @@ export interface HubOptions {
 /** What `tryJoin` did: joined (or was a member already), or why not. */
 export type JoinResult = 'joined' | 'unknown-connection' | 'group-limit';
 
+/** What `tryJoinGated` did: as tryJoin, or `gated` when a gate of that group is there already. */
+export type GatedJoinResult = JoinResult | 'gated';
+
 /** Which connection limit a new connection would exceed; undefined when it fits. */
 export type ConnectionLimit = 'user' | 'tenant' | undefined;
 
 interface ConnectionEntry {
   readonly connection: HubConnection;
   readonly groups: Set<string>;
+  /** Groups whose messages go through a gate (a catch-up) instead of straight to the connection. */
+  gates: Map<string, GroupGate> | undefined;
 }
 
 /**
@@ -86,7 +92,7 @@ export class Hub {
   /** Registers a connection, whatever the connection limits; its id must be unique on this node. */
   addConnection(connection: HubConnection): void {
     if (this.#connections.has(connection.id)) throw new Error(`connection ${connection.id} already exists`);
-    this.#connections.set(connection.id, { connection, groups: new Set() });
+    this.#connections.set(connection.id, { connection, groups: new Set(), gates: undefined });
     const { userId, tenantId } = connection;
     if (userId !== undefined) bump(this.#perUser, userKey(userId, tenantId), 1);
     if (tenantId !== undefined) bump(this.#perTenant, tenantId, 1);
@@ -144,6 +150,30 @@ export class Hub {
     return 'joined';
   }
 
+  /**
+   * Joins like tryJoin and routes the group's messages for this connection through the gate `create`
+   * makes, until the gate says it is done or `removeGate`. One gate per connection and group.
+   */
+  tryJoinGated(connectionId: string, group: string, create: (connection: HubConnection) => GroupGate): GatedJoinResult {
+    const entry = this.#connections.get(connectionId);
+    if (entry?.gates?.has(group) === true) return 'gated';
+    const joined = this.tryJoin(connectionId, group);
+    if (joined !== 'joined') return joined;
+    (entry!.gates ??= new Map()).set(group, create(entry!.connection));
+    return 'joined';
+  }
+
+  /** True while `gate` is the connection's gate of the group (it left, closed or the gate finished otherwise). */
+  hasGate(connectionId: string, group: string, gate: GroupGate): boolean {
+    return this.#connections.get(connectionId)?.gates?.get(group) === gate;
+  }
+
+  /** Removes the gate if it is still the connection's gate of the group; messages then go straight to it. */
+  removeGate(connectionId: string, group: string, gate: GroupGate): void {
+    const entry = this.#connections.get(connectionId);
+    if (entry !== undefined && entry.gates?.get(group) === gate) this.#dropGate(entry, group);
+  }
+
   /** Groups one connection may be in (`Hub:MaxGroupsPerConnection`). */
   get maxGroupsPerConnection(): number {
     return this.#maxGroups;
@@ -154,6 +184,7 @@ export class Hub {
     const entry = this.#connections.get(connectionId);
     if (entry === undefined) return false;
     if (entry.groups.delete(group)) this.#removeMember(group, entry);
+    if (entry.gates?.has(group) === true) this.#dropGate(entry, group);
     return true;
   }
 
@@ -225,7 +256,21 @@ export class Hub {
     const members = this.#groups.get(group);
     if (members === undefined) return;
     // A send may close its connection and shrink the set; Set iteration tolerates deletion.
-    for (const entry of members) entry.connection.send(message);
+    for (const entry of members) {
+      if (entry.gates === undefined) entry.connection.send(message);
+      else this.#deliverGated(entry, group, message);
+    }
+  }
+
+  #deliverGated(entry: ConnectionEntry, group: string, message: OutboundMessage): void {
+    const gate = entry.gates!.get(group);
+    if (gate === undefined) entry.connection.send(message);
+    else if (!gate.admit(message) && entry.gates?.get(group) === gate) this.#dropGate(entry, group);
+  }
+
+  #dropGate(entry: ConnectionEntry, group: string): void {
+    entry.gates!.delete(group);
+    if (entry.gates!.size === 0) entry.gates = undefined;
   }
 
   #deliverToAll(message: OutboundMessage): void {

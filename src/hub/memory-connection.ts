@@ -64,6 +64,10 @@ export class MemoryConnection implements HubConnection {
     if (this.#outbox.offer(message) === 'overflow') this.close('policy');
   }
 
+  drained(): Promise<void> {
+    return this.#outbox.idle();
+  }
+
   close(reason: CloseReason): void {
     if (this.closedWith !== undefined) return;
     this.closedWith = reason;

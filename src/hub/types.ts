@@ -60,4 +60,10 @@ export interface HubConnection {
   /** Must never block or throw; a transport applies its own backpressure policy. */
   send(message: OutboundMessage): void;
   close(reason: CloseReason): void;
+  /**
+   * Resolves once the connection holds nothing back for the client (at once when it holds nothing,
+   * and when it closes). A catch-up waits for it before replaying, so replays never pile up on a
+   * slow client. Optional: without it a catch-up replays at once.
+   */
+  drained?(): Promise<void>;
 }

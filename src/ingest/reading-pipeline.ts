@@ -21,6 +21,11 @@ export interface ReadingPipelineOptions {
   maxPerSecond?: number;
   /** At most one drop warning per reason per this many ms. Default 10 000. */
   warnIntervalMs?: number;
+  /**
+   * Receives every accepted reading, after validation and `seq` and before the throttle (history:
+   * the throttle limits what browsers see, not what is kept). Must not throw or wait.
+   */
+  accepted?(reading: Reading): void;
 }
 
 export interface PipelineStats {
@@ -40,6 +45,7 @@ export class ReadingPipeline implements ReadingSink {
   readonly #now: () => number;
   readonly #throttle: DeviceThrottle<Reading>;
   readonly #warnIntervalMs: number;
+  readonly #onAccepted: ((reading: Reading) => void) | undefined;
   #accepted = 0;
   readonly #dropped = emptyDropCounts();
   /** Per reason: when the last warning went out and how many drops it has not told about. */
@@ -50,6 +56,7 @@ export class ReadingPipeline implements ReadingSink {
     this.#logger = options.logger;
     this.#now = () => options.clock.now();
     this.#warnIntervalMs = options.warnIntervalMs ?? 10_000;
+    this.#onAccepted = options.accepted?.bind(options);
     this.#throttle = new DeviceThrottle<Reading>({
       maxPerSecond: options.maxPerSecond,
       clock: options.clock,
@@ -85,6 +92,7 @@ export class ReadingPipeline implements ReadingSink {
       this.#logger.debug?.({ tenantId: reading.tenantId, deviceId: reading.deviceId, seq, traceparent: reading.traceparent }, 'reading accepted');
     }
     this.#accepted++;
+    this.#onAccepted?.(reading);
     this.#throttle.offer(`${valid.tenantId}\u0000${valid.deviceId}`, reading);
     return { accepted: true };
   }

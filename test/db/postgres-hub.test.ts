@@ -70,16 +70,25 @@ describe.runIf(available)('the hub on PostgreSQL', () => {
       return { status: res.status, database: body.checks.find((c) => c.name === 'database')?.status };
     };
 
-    it('an outage fails ready with the database check, never live, and ready recovers by itself', async () => {
+    it('an outage fails ready with the database check, never live, keeps what arrives meanwhile, and recovers by itself', async () => {
       expect(await probe('/health/ready')).toEqual({ status: 200, database: 'Healthy' });
       await asAdmin(`alter database ${test.name} allow_connections false`);
       await asAdmin(`select pg_terminate_backend(pid) from pg_stat_activity where datname = '${test.name}'`);
       await until('ready 503', async () => (await probe('/health/ready')).status === 503);
       expect(await probe('/health/ready')).toEqual({ status: 503, database: 'Unhealthy' });
       expect((await probe('/health/live')).status).toBe(200);
+      // Readings accepted while the database is away wait in the writer's queue.
+      for (let n = 0; n < 50; n++) {
+        expect(app.app.telemetry.pipeline.offer({ tenantId: 'outage', deviceId: 'd1', payload: Buffer.from(JSON.stringify({ n })) }).accepted).toBe(true);
+      }
+      await until('a batch refused', async () => app.app.history!.writer.stats().failedBatches > 0);
+      expect(app.app.history!.writer.stats().pending).toBe(50);
       await asAdmin(`alter database ${test.name} allow_connections true`);
       await until('ready 200 again', async () => (await probe('/health/ready')).status === 200);
       expect(await probe('/health/ready')).toEqual({ status: 200, database: 'Healthy' });
+      await until('the queued readings stored', async () => app.app.history!.writer.stats().pending === 0);
+      const stored = await app.app.database.withTenant('outage', async (sql) => (await sql.query<{ n: number }>('select count(*)::int as n from readings')).rows[0]!.n);
+      expect(stored).toBe(50);
     });
 
     it('units of work after the connections were cut reconnect, with the tenant set again', async () => {

@@ -107,4 +107,28 @@ describe('ConflatingOutbox', () => {
     expect(outbox.offer(plain('3'))).toBe('queued');
     expect(outbox.overflowed).toBe(false);
   });
+
+  it('idle() resolves once nothing is held back: at once, after a drain empties it, or when cleared', async () => {
+    const t = transport(1);
+    const outbox = new ConflatingOutbox({ write: t.write });
+    let resolved = 0;
+    await outbox.idle();
+    outbox.offer(plain('a')); // fills the transport
+    outbox.offer(plain('b'));
+    outbox.offer(plain('c'));
+    void outbox.idle().then(() => resolved++);
+    t.empty();
+    outbox.drain(); // writes b, full again with c held
+    await Promise.resolve();
+    expect(resolved).toBe(0);
+    t.empty();
+    outbox.drain();
+    await Promise.resolve();
+    expect(resolved).toBe(1);
+    outbox.offer(plain('d'));
+    void outbox.idle().then(() => resolved++);
+    outbox.clear();
+    await Promise.resolve();
+    expect(resolved).toBe(2);
+  });
 });

@@ -7,7 +7,7 @@ import type { Browser, Page } from 'playwright-core';
 import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeHub, type FakeHub } from './fake-hub';
-import { launchChromium, skipBrowserTests } from './support/browser';
+import { launchChromium, screenshot, skipBrowserTests } from './support/browser';
 
 const PREFS = 'telemetry-hub.dashboard.v1';
 
@@ -76,6 +76,32 @@ describe.skipIf(skipBrowserTests)('dashboard in a browser', () => {
     await page.waitForSelector('.gap-note:not([hidden])', { timeout: 5000 });
     const before = await page.textContent('.chart-card .latest dd');
     await expect.poll(() => page.textContent('.chart-card .latest dd'), { timeout: 5000 }).not.toBe(before);
+    await page.close();
+  });
+
+  it('draws the 24 h window from stored history (a few hundred buckets), then appends live readings', async () => {
+    const page = await open(1280, 800, { mode: 'socket', followed: ['sim-004'], windowMs: 86_400_000 });
+    expect(await page.$eval('.window-select select', (s) => (s as HTMLSelectElement).selectedOptions[0]!.textContent)).toBe('24 h');
+    await expect.poll(() => page.evaluate(() => window.__hub!.chartRows('sim-004').length), { timeout: 5000 }).toBeGreaterThan(280);
+    const request = hub.seriesRequests.find((r) => r.startsWith('sim-004?'))!;
+    const q = new URLSearchParams(request.split('?')[1]);
+    expect(q.get('bucket')).toBe('5m');
+    expect(Number(q.get('to')) - Number(q.get('from'))).toBe(86_400_000);
+    const rows = await page.evaluate(() => window.__hub!.chartRows('sim-004'));
+    // Oldest first: a day of 5-minute buckets, then the live readings after them.
+    expect(rows[0]).toBeLessThan(Date.now() - 23 * 3_600_000);
+    expect(rows.every((t, i) => i === 0 || t >= rows[i - 1]!)).toBe(true);
+    const live = rows.filter((t) => t > Date.now() - 60_000).length;
+    await expect.poll(() => page.evaluate(() => window.__hub!.chartRows('sim-004').filter((t) => t > Date.now() - 60_000).length), { timeout: 5000 }).toBeGreaterThan(live);
+    await screenshot(page, 'history-24h');
+
+    // 7 d: refetched with half-hour buckets; back to 5 min: only the live readings stay.
+    await page.selectOption('.window-select select', String(7 * 86_400_000));
+    await expect.poll(() => hub.seriesRequests.filter((r) => r.startsWith('sim-004?') && r.includes('bucket=30m')).length, { timeout: 5000 }).toBe(1);
+    await expect.poll(() => page.evaluate(() => window.__hub!.chartRows('sim-004')[0]! < Date.now() - 6 * 86_400_000), { timeout: 5000 }).toBe(true);
+    await screenshot(page, 'history-7d');
+    await page.selectOption('.window-select select', String(300_000));
+    await expect.poll(() => page.evaluate(() => window.__hub!.chartRows('sim-004')[0]! > Date.now() - 300_000 - 5000), { timeout: 5000 }).toBe(true);
     await page.close();
   });
 

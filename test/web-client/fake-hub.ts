@@ -12,6 +12,8 @@ const TYPES: Record<string, string> = { '.html': 'text/html', '.js': 'text/javas
 
 export interface FakeHub {
   url: string;
+  /** Query strings of every `series` request, as `{deviceId}?{query}`. */
+  seriesRequests: string[];
   /** Drops every live connection and refuses new ones for `ms`, while devices keep producing readings. */
   outage(ms: number): void;
   close(): Promise<void>;
@@ -31,6 +33,23 @@ export async function startFakeHub(root: string, deviceCount = 12, ratePerSecond
   };
   ids.forEach(produce);
 
+  const seriesRequests: string[] = [];
+  /** Stored history in the contract's shape: one bucket per `bucket` from `from` to `to`, a slow wave. */
+  const series = (deviceId: string, q: URLSearchParams) => {
+    seriesRequests.push(`${deviceId}?${q}`);
+    const unit = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+    const [, n, u] = /^(\d+)([smhd])$/.exec(q.get('bucket') ?? '') ?? [];
+    const bucketMs = Number(n) * unit[u as keyof typeof unit];
+    const from = Number(q.get('from'));
+    const to = Number(q.get('to'));
+    if (!(bucketMs > 0) || !(from < to)) return null;
+    const points = [];
+    for (let t = Math.ceil(from / bucketMs) * bucketMs; t < to; t += bucketMs) {
+      const avg = 20 + 5 * Math.sin(t / 3_600_000);
+      points.push({ t, count: 10, fields: { temperature: { min: avg - 1, max: avg + 1, avg }, humidity: { min: 40, max: 42, avg: 41 } } });
+    }
+    return { bucketMs, points };
+  };
   const send = (res: ServerResponse, status: number, body?: unknown) => {
     res.writeHead(status, { 'content-type': 'application/json' }).end(body === undefined ? undefined : JSON.stringify(body));
   };
@@ -48,6 +67,11 @@ export async function startFakeHub(root: string, deviceCount = 12, ratePerSecond
       const page = ids.slice(start, start + 5); // small pages: the dashboard must follow the cursor
       const items = page.map((id) => ({ deviceId: id, lastSeen: state.get(id)!.last!.receivedAt, last: state.get(id)!.last }));
       return send(res, 200, { items, nextCursor: start + page.length < ids.length ? page.at(-1) : null });
+    }
+    const seriesPath = /^\/v1\/devices\/([^/]+)\/series$/.exec(u.pathname);
+    if (seriesPath) {
+      const body = series(decodeURIComponent(seriesPath[1]!), u.searchParams);
+      return body ? send(res, 200, body) : send(res, 400, { code: 'HUB_ERR_HTTP_BAD_REQUEST' });
     }
     if (u.pathname === '/api/negotiate') {
       return refusing ? send(res, 503, { code: 'HUB_ERR_TEST_OUTAGE' }) : send(res, 200, { url: `ws://${req.headers.host}/client/hubs/telemetry?access_token=x` });
@@ -98,8 +122,10 @@ export async function startFakeHub(root: string, deviceCount = 12, ratePerSecond
       wps.set(connectionId, c);
       ws.send(JSON.stringify({ type: 'system', event: 'connected', userId: 'tester', connectionId, reconnectionToken: 'r' }));
       ws.on('message', (m) => {
-        const msg = JSON.parse(String(m)) as { type: string; group?: string; ackId?: number };
+        const msg = JSON.parse(String(m)) as { type: string; group?: string; ackId?: number; event?: string; data?: { deviceId?: string } };
         if (msg.type === 'leaveGroup' && msg.group) c.groups.delete(msg.group);
+        // The hub method over the socket; this fake keeps no history, so `since` replays nothing.
+        if (msg.type === 'event' && msg.event === 'subscribe' && msg.data?.deviceId) c.groups.add(`device:demo:${msg.data.deviceId}`);
         if (msg.ackId !== undefined) ws.send(JSON.stringify({ type: 'ack', ackId: msg.ackId, success: true }));
       });
       ws.on('close', () => wps.delete(connectionId));
@@ -122,6 +148,7 @@ export async function startFakeHub(root: string, deviceCount = 12, ratePerSecond
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
+    seriesRequests,
     outage(ms) {
       refusing = true;
       nsp.disconnectSockets(true);

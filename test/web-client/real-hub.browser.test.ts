@@ -95,12 +95,13 @@ describe.skipIf(skipBrowserTests)('dashboard against the real hub', () => {
       await expect.poll(() => latestValue(page, 'pump-1'), { timeout: 5000 }).not.toBe(first);
       await screenshot(page, 'serverless');
 
-      // The hub closes every connection (1012, "reconnect"): the client negotiates again and resubscribes.
+      // The hub closes every connection (1012, "reconnect"): the client negotiates again and resubscribes,
+      // catching up from the newest seq it has over the new socket (the subscribe event), not the function.
       await recordPillStates(page);
       const before = calls.length;
       hub.app.telemetry.hub.closeAll('shutdown');
       await expect.poll(() => pillHistory(page), { timeout: 10_000 }).toEqual(['connected', 'reconnecting', 'connected']);
-      await expect.poll(() => calls.slice(before), { timeout: 5000 }).toEqual(expect.arrayContaining(['POST /api/negotiate 200', 'POST /api/subscribe 204']));
+      await expect.poll(() => calls.slice(before), { timeout: 5000 }).toEqual(['POST /api/negotiate 200']);
       const again = await latestValue(page, 'pump-1');
       await expect.poll(() => latestValue(page, 'pump-1'), { timeout: 5000 }).not.toBe(again);
     } finally {
@@ -108,46 +109,95 @@ describe.skipIf(skipBrowserTests)('dashboard against the real hub', () => {
     }
   });
 
-  it('recovers when the hub closes the socket: reconnecting → connected, the ack\'s `last` closes the gap, updates resume', async () => {
-    const stream = devices.stream('demo', ['valve-1'], 5);
+  /**
+   * The page follows a device, is cut off (offline, and the hub closes its connection) while the device
+   * publishes two readings, then comes back: the catch-up (`since` = the newest seq the page has) replays
+   * both, so the chart has no gap, and live updates resume.
+   */
+  async function reconnectsWithoutGap(mode: 'socket' | 'serverless', deviceId: string): Promise<void> {
+    const stream = devices.stream('demo', [deviceId], 5);
     let resumed: Stream | undefined;
     try {
-      const page = await newPage({ mode: 'socket', followed: ['valve-1'], windowMs: 60_000 });
+      const page = await newPage({ mode, followed: [deviceId], windowMs: 60_000 });
+      // What reaches the page over its WebSockets (socket.io packets or Web PubSub frames), as text.
+      const frames: string[] = [];
+      page.on('websocket', (ws) => ws.on('framereceived', ({ payload }) => frames.push(String(payload))));
       await page.goto(hub.url);
       await page.waitForFunction(() => window.__hub?.state() === 'connected');
-      const first = await latestValue(page, 'valve-1');
-      await expect.poll(() => latestValue(page, 'valve-1'), { timeout: 5000 }).not.toBe(first);
+      const first = await latestValue(page, deviceId);
+      await expect.poll(() => latestValue(page, deviceId), { timeout: 5000 }).not.toBe(first);
       stream.stop();
       // Readings in flight land before the cut: a last one, published after them, is shown.
-      await devices.publish('demo', 'valve-1', { temperature: 33.33, humidity: 50 });
-      await expect.poll(() => latestValue(page, 'valve-1'), { timeout: 5000 }).toBe('33.33');
+      await devices.publish('demo', deviceId, { temperature: 33.33, humidity: 50 });
+      await expect.poll(() => latestValue(page, deviceId), { timeout: 5000 }).toBe('33.33');
       await recordPillStates(page);
 
       // The page stays away until the readings it must miss are in: offline, its reconnects fail.
       await page.context().setOffline(true);
       hub.app.telemetry.hub.closeAll('shutdown');
       await page.waitForFunction(() => window.__hub!.state() !== 'connected');
-      // While the page is away: one reading it never sees, then the one the subscribe ack will carry as `last`.
-      await devices.publish('demo', 'valve-1', { temperature: 11.11, humidity: 50 });
-      await devices.publish('demo', 'valve-1', { temperature: 77.77, humidity: 50 });
-      await expect.poll(() => hub.app.telemetry.registry.last('demo', 'valve-1')?.data.temperature).toBe(77.77);
+      await devices.publish('demo', deviceId, { temperature: 11.11, humidity: 50 });
+      await devices.publish('demo', deviceId, { temperature: 77.77, humidity: 50 });
+      await expect.poll(() => hub.app.telemetry.registry.last('demo', deviceId)?.data.temperature).toBe(77.77);
       expect(await page.evaluate(() => window.__hub!.state()), 'the page reconnected before the missed readings were sent').not.toBe('connected');
+      // Readings only: socket.io `reading` events and Web PubSub group messages (acks and summaries quote `last`).
+      const readingFrames = () => frames.filter((f) => f.includes('"reading"') || f.includes('"from":"group"'));
+      expect(readingFrames().filter((f) => f.includes('11.11'))).toEqual([]);
       await page.context().setOffline(false);
 
       // Offline, the pill may also say so on the way; it ends connected again, once.
-      await expect.poll(async () => (await pillHistory(page)).at(-1), { timeout: 10_000 }).toBe('connected');
+      await expect.poll(async () => (await pillHistory(page)).at(-1), { timeout: 15_000 }).toBe('connected');
       const history = await pillHistory(page);
-      expect(history.slice(0, 2)).toEqual(['connected', 'reconnecting']);
+      expect(history[0]).toBe('connected');
+      expect(['reconnecting', 'offline']).toContain(history[1]);
       expect(history.filter((state) => state === 'connected')).toHaveLength(2);
-      // No live reading since: the newest value and the end of the gap come from the ack's `last`.
-      await expect.poll(() => latestValue(page, 'valve-1'), { timeout: 5000 }).toBe('77.77');
-      await page.waitForSelector('.gap-note:not([hidden])');
-      resumed = devices.stream('demo', ['valve-1'], 5);
-      await expect.poll(() => latestValue(page, 'valve-1'), { timeout: 5000 }).not.toBe('77.77');
-      await screenshot(page, 'reconnected-gap');
+      // Both missed readings were replayed, in order; the chart has them and no hatched gap.
+      await expect.poll(() => latestValue(page, deviceId), { timeout: 5000 }).toBe('77.77');
+      const replayed = readingFrames().filter((f) => f.includes('11.11') || f.includes('77.77'));
+      expect(replayed.map((f) => (f.includes('11.11') ? 11.11 : 77.77))).toEqual([11.11, 77.77]);
+      expect(await page.$eval('.gap-note', (el) => (el as HTMLElement).hidden)).toBe(true);
+      resumed = devices.stream('demo', [deviceId], 5);
+      await expect.poll(() => latestValue(page, deviceId), { timeout: 5000 }).not.toBe('77.77');
+      expect(await page.$eval('.gap-note', (el) => (el as HTMLElement).hidden)).toBe(true);
+      await screenshot(page, `reconnected-no-gap-${mode}`);
     } finally {
       stream.stop();
       resumed?.stop();
+    }
+  }
+
+  it('socket mode: cut off while the device publishes, it reconnects and the catch-up fills the gap; updates resume', async () => {
+    await reconnectsWithoutGap('socket', 'valve-1');
+  });
+
+  it('serverless mode: a new connection catches up through the subscribe event with since; no gap, updates resume', async () => {
+    await reconnectsWithoutGap('serverless', 'valve-2');
+  });
+
+  it('the 24 h window draws a day of the device\'s stored readings from the series API, live readings appended', async () => {
+    // A day of readings, one per 10 minutes, device time in the past (the history keeps them by `ts`).
+    const now = Date.now();
+    for (let i = 144; i >= 1; i--) await devices.publish('demo', 'tank-1', { ts: now - i * 600_000, level: 50 + 20 * Math.sin(i / 12) });
+    await expect.poll(() => hub.app.history!.writer.stats().pending, { timeout: 10_000 }).toBe(0);
+    const stream = devices.stream('demo', ['tank-1'], 2);
+    try {
+      const page = await newPage({ mode: 'socket', followed: ['tank-1'], windowMs: 86_400_000 });
+      const series: string[] = [];
+      page.on('response', (res) => res.url().includes('/series?') && series.push(`${res.status()} ${new URL(res.url()).searchParams.get('bucket')}`));
+      await page.goto(hub.url);
+      await page.waitForFunction(() => window.__hub?.state() === 'connected');
+      await expect.poll(() => page.evaluate(() => window.__hub!.chartRows('tank-1').length), { timeout: 10_000 }).toBeGreaterThanOrEqual(144);
+      expect(series).toEqual(['200 5m']);
+      const rows = await page.evaluate(() => window.__hub!.chartRows('tank-1'));
+      expect(rows[0]).toBeLessThanOrEqual(now - 143 * 600_000);
+      const live = rows.filter((t) => t >= now).length;
+      await expect.poll(() => page.evaluate((since) => window.__hub!.chartRows('tank-1').filter((t) => t >= since).length, now), { timeout: 5000 }).toBeGreaterThan(live);
+      await page.waitForSelector('.chart-card .uplot');
+      // `level` is only in the history: its read-out is its newest stored value, a number.
+      expect(await page.locator('.chart-card .latest div:has(dt:text-is("level")) dd').textContent()).toMatch(/^\d+(\.\d+)?$/);
+      await screenshot(page, 'history-24h-real-hub');
+    } finally {
+      stream.stop();
     }
   });
 

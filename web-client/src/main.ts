@@ -1,6 +1,7 @@
 import 'uplot/dist/uPlot.min.css';
 import './styles.css';
 import { listDevices } from './api/devices-api';
+import { fetchSeries, seriesRows } from './api/series-api';
 import { Session } from './auth/session';
 import { hubTokenSource, SignInRequiredError, signInWithToken, signOut, type Credentials } from './auth/token-source';
 import { createConnection } from './connection/create-connection';
@@ -8,7 +9,7 @@ import type { ConnectionMode, LiveConnection } from './connection/live-connectio
 import { ClockOffset } from './state/clock-offset';
 import { DeviceStore } from './state/device-store';
 import { Interest } from './state/interest';
-import { loadPreferences, savePreferences } from './state/preferences';
+import { LIVE_WINDOW_MAX_MS, loadPreferences, savePreferences } from './state/preferences';
 import { installTestHook } from './test-hook';
 import { ChartPanel } from './ui/chart-panel';
 import { createModeSwitch, createWindowSelect } from './ui/controls';
@@ -49,6 +50,8 @@ const notices = new Notices();
 
 let connection: LiveConnection | null = null;
 let tenantId = '';
+/** Signed in: history can be fetched. */
+let signedIn = false;
 /** This mode has connected at least once (pill says "Connecting…" until then). */
 let everConnected = false;
 /** Any connection was up before: later connections are reconnects, for gap marking. */
@@ -81,12 +84,33 @@ function toggleFollow(id: string): void {
   const on = !interest.followed.has(id);
   interest.setFollowed(id, on);
   list.setFollowed(id, on);
-  if (on) charts.add(id);
-  else {
+  if (on) {
+    charts.add(id);
+    void loadHistory(id);
+  } else {
     charts.remove(id);
     store.unfollow(id);
   }
   persist();
+}
+
+/**
+ * A window longer than the live one opens with the device's stored history (`series`, a few hundred buckets),
+ * live readings appended after it. Refetched when the window changes; a failure leaves the live view as it is.
+ */
+async function loadHistory(id: string): Promise<void> {
+  const windowMs = prefs.windowMs;
+  const w = store.window(id);
+  if (!signedIn || !w || windowMs <= LIVE_WINDOW_MAX_MS) return;
+  const to = hubNow();
+  try {
+    const series = await fetchSeries((url, init) => session.fetch(url, init), id, to - windowMs, to);
+    // The device was unfollowed or the window changed meanwhile: this answer is for a view that is gone.
+    if (store.window(id) !== w || prefs.windowMs !== windowMs) return;
+    w.seedHistory(seriesRows(series));
+  } catch (err) {
+    notices.show(`history:${id}`, `No history for ${id}: ${err instanceof Error ? err.message : String(err)}`);
+  }
 }
 
 let connectAttempt = 0;
@@ -98,7 +122,10 @@ async function connect(mode: ConnectionMode): Promise<void> {
   pill.set('reconnecting', mode, '', everConnected);
   let conn: LiveConnection;
   try {
-    conn = await createConnection(mode, session, tenantId);
+    conn = await createConnection(mode, session, tenantId, (id) => {
+      const seq = store.get(id)?.guard.lastSeq;
+      return seq !== undefined && Number.isFinite(seq) ? seq : undefined;
+    });
   } catch (err) {
     pill.set('offline', mode, 'could not load the client', everConnected);
     notices.show('load', `Could not load the ${mode} client: ${String(err)}`);
@@ -161,6 +188,7 @@ function buildShell(): void {
       prefs.windowMs = ms;
       store.setWindowMs(ms, hubNow());
       persist();
+      for (const id of interest.followed) void loadHistory(id);
     }),
     pill.root,
     createAccount(),
@@ -244,11 +272,17 @@ async function boot(): Promise<void> {
     followed: () => [...interest.followed],
     frameStats: () => loop.stats(),
     resetFrameStats: () => loop.resetStats(),
+    chartRows: (id) => {
+      const ring = store.window(id)?.ring;
+      return ring ? Array.from({ length: ring.length }, (_, i) => ring.timeAt(i)) : [];
+    },
   });
   for (const id of prefs.followed) toggleFollowOn(id);
   list.setProgress('Signing in…', true);
   const credentials = await signIn();
   tenantId = credentials.tenantId;
+  signedIn = true;
+  for (const id of interest.followed) void loadHistory(id);
   showAccount(credentials);
   (document.querySelector('.tenant') as HTMLElement).textContent = tenantId;
   void connect(prefs.mode);

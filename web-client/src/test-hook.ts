@@ -8,6 +8,8 @@ export interface HubTestHook {
   frameStats(): FrameStats;
   /** Starts a new frame-time measurement, so start-up frames do not count. */
   resetFrameStats(): void;
+  /** Times (epoch ms) of the rows a followed device's chart holds, oldest first: history, then live. */
+  chartRows(deviceId: string): number[];
 }
 
 declare global {

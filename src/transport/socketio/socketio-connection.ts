@@ -45,6 +45,10 @@ export class SocketIoConnection implements HubConnection {
     if (this.#outbox.offer(message) === 'overflow') this.#onSlow(this);
   }
 
+  drained(): Promise<void> {
+    return this.#outbox.idle();
+  }
+
   close(reason: CloseReason): void {
     this.#outbox.clear();
     if (reason === 'shutdown') {

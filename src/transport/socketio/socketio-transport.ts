@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import { securityHeaders } from '../../host/http/security-headers.js';
 import { Server, type Socket } from 'socket.io';
 import type { Clock } from '../../host/clock.js';
+import type { CatchUp } from '../../hub/catch-up.js';
 import type { DeviceRegistry } from '../../hub/device-registry.js';
 import type { Hub } from '../../hub/hub.js';
 import { jsonValueTooDeep, MAX_JSON_DEPTH } from '../../protocol/json-depth.js';
@@ -22,6 +23,8 @@ export interface SocketIoTransportOptions {
   log: Logger;
   /** Times token expiry; default the system clock. */
   clock?: Clock;
+  /** Replays what a `subscribe` with `since` missed; without it such a subscribe is refused. */
+  catchUp?: CatchUp;
 }
 
 type Ack = (response: unknown) => void;
@@ -245,16 +248,36 @@ export class SocketIoTransport {
 
   #subscribe(connection: SocketIoConnection, principal: Principal, payload: unknown, ack: unknown): void {
     if (typeof ack !== 'function') return;
-    const target = this.#target(principal, payload, ack as Ack);
+    const reply = ack as Ack;
+    const target = this.#target(principal, payload, reply);
     if (!target) return;
+    const since = (payload as { since?: unknown }).since;
+    if (since !== undefined) return this.#subscribeSince(connection, target, since, reply);
     // join, read the last value and ack in one synchronous step: no reading can fall between them.
-    if (this.#options.hub.tryJoin(connection.id, target.group) === 'group-limit') {
-      const max = this.#options.hub.maxGroupsPerConnection;
-      (ack as Ack)({ ok: false, error: { code: HUB_ERR.limit, message: `a connection may follow at most ${max} devices; unsubscribe from one first` } });
-      return;
-    }
+    if (this.#options.hub.tryJoin(connection.id, target.group) === 'group-limit') return reply(this.#groupLimit());
     const last = this.#options.registry.last(target.tenantId, target.deviceId);
-    (ack as Ack)({ ok: true, last: last ? toWireReading(last) : null });
+    reply({ ok: true, last: last ? toWireReading(last) : null });
+  }
+
+  /** `subscribe` `{ deviceId, since }`: the ack, then the readings after `since`, then live (CatchUp). */
+  #subscribeSince(connection: SocketIoConnection, target: { tenantId: string; deviceId: string }, since: unknown, reply: Ack): void {
+    const catchUp = this.#options.catchUp;
+    if (!Number.isSafeInteger(since) || (since as number) < 0 || catchUp === undefined) {
+      const message = catchUp === undefined ? 'this hub keeps no history to catch up from' : 'since must be a seq: an integer ≥ 0';
+      return reply({ ok: false, error: { code: HUB_ERR.badMessage, message } });
+    }
+    const request = { connectionId: connection.id, tenantId: target.tenantId, deviceId: target.deviceId, since: since as number };
+    const started = catchUp.start(request, ({ replayed, truncated }) => {
+      const last = this.#options.registry.last(target.tenantId, target.deviceId);
+      reply({ ok: true, last: last ? toWireReading(last) : null, replayed, truncated });
+    });
+    if (started === 'group-limit') reply(this.#groupLimit());
+    else if (started === 'gated') reply({ ok: false, error: { code: HUB_ERR.limit, message: 'a catch-up of this device is in progress; wait for its ack' } });
+  }
+
+  #groupLimit(): { ok: false; error: { code: string; message: string } } {
+    const max = this.#options.hub.maxGroupsPerConnection;
+    return { ok: false, error: { code: HUB_ERR.limit, message: `a connection may follow at most ${max} devices; unsubscribe from one first` } };
   }
 
   #unsubscribe(connection: SocketIoConnection, principal: Principal, payload: unknown, ack: unknown): void {

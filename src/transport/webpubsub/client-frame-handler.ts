@@ -1,6 +1,7 @@
+import type { CatchUp } from '../../hub/catch-up.js';
 import type { Hub } from '../../hub/hub.js';
 import { HubOutboundMessage } from '../../hub/outbound-message.js';
-import { deviceGroup, isValidId, type Reading } from '../../protocol/reading.js';
+import { deviceGroup, isValidId, toWireReading, type Reading } from '../../protocol/reading.js';
 import type { ClientFrame } from '../../protocol/webpubsub/client-frame.js';
 import { canJoinLeaveGroup, canSendToGroup } from '../../protocol/webpubsub/permissions.js';
 import type { AckError } from '../../protocol/webpubsub/server-frame.js';
@@ -10,13 +11,16 @@ export interface ClientFrameDeps {
   readonly hub: Hub;
   /** The device's last accepted reading, sent after a successful `subscribe`. */
   readonly lastReading?: ((tenantId: string, deviceId: string) => Reading | undefined) | undefined;
+  /** Replays what a `subscribe` with `since` missed; without it such a subscribe is refused. */
+  readonly catchUp?: CatchUp | undefined;
 }
 
 /** The hub methods a client invokes with an `event` frame over the same connection. */
 export const SUBSCRIBE_EVENT = 'subscribe';
 export const UNSUBSCRIBE_EVENT = 'unsubscribe';
 
-type Outcome = AckError | undefined;
+/** The ack's error, none (success), or `deferred`: the handler acks later itself (a catch-up answers when its replay starts). */
+type Outcome = AckError | undefined | 'deferred';
 
 /**
  * Runs one valid client frame against the hub. Requests with an ackId are answered with an ack;
@@ -55,6 +59,7 @@ export function handleClientFrame(connection: WebPubSubConnection, frame: Client
       [outcome, after] = event(connection, frame, deps);
       break;
   }
+  if (outcome === 'deferred') return;
   if (ackId !== undefined) {
     if (outcome === undefined) connection.ackIds.add(ackId);
     connection.sendAck(ackId, outcome);
@@ -96,7 +101,8 @@ function event(
     // The service would route it to an upstream event handler; this hub has none.
     return [{ name: 'NotFound', message: `No handler for event '${frame.event}'.` }, undefined];
   }
-  const deviceId = (eventJson(frame) as { deviceId?: unknown } | null | undefined)?.deviceId;
+  const body = eventJson(frame) as { deviceId?: unknown; since?: unknown } | null | undefined;
+  const deviceId = body?.deviceId;
   if (!isValidId(deviceId)) {
     return [{ name: 'BadRequest', message: 'The event data must be JSON { "deviceId": string } with a valid device id.' }, undefined];
   }
@@ -109,6 +115,7 @@ function event(
     deps.hub.leave(connection.id, group);
     return [undefined, undefined];
   }
+  if (body?.since !== undefined) return [subscribeSince(connection, frame.ackId, tenantId, deviceId, body.since, deps), undefined];
   // Joined before the ack: every reading accepted after the ack reaches this connection.
   if (deps.hub.tryJoin(connection.id, group) === 'group-limit') return [groupLimit(deps.hub), undefined];
   const last = deps.lastReading?.(tenantId, deviceId);
@@ -116,6 +123,30 @@ function event(
   // A server message (not a group one): the snapshot is this connection's alone. Keyed by the
   // group, so a newer reading replaces it when the connection is slow.
   return [undefined, () => connection.send(new HubOutboundMessage({ kind: 'server' }, 'json', last, group))];
+}
+
+/**
+ * `subscribe` `{ deviceId, since }`: the ack, a server message `{ catchUp: { deviceId, since, last,
+ * replayed, truncated } }` saying what follows, the readings after `since` as group messages, then
+ * live (CatchUp). Acked when the replay starts, so the ack and the summary come before it.
+ */
+function subscribeSince(connection: WebPubSubConnection, ackId: number | undefined, tenantId: string, deviceId: string, since: unknown, deps: ClientFrameDeps): Outcome {
+  const { catchUp } = deps;
+  if (catchUp === undefined) return { name: 'BadRequest', message: 'This hub keeps no history to catch up from.' };
+  if (!Number.isSafeInteger(since) || (since as number) < 0) return { name: 'BadRequest', message: 'since must be a seq: an integer ≥ 0.' };
+  const request = { connectionId: connection.id, tenantId, deviceId, since: since as number };
+  const started = catchUp.start(request, ({ replayed, truncated }) => {
+    if (ackId !== undefined) {
+      connection.ackIds.add(ackId);
+      connection.sendAck(ackId);
+    }
+    const last = deps.lastReading?.(tenantId, deviceId);
+    const summary = { catchUp: { deviceId, since, last: last === undefined ? null : toWireReading(last), replayed, truncated } };
+    connection.send(new HubOutboundMessage({ kind: 'server' }, 'json', summary));
+  });
+  if (started === 'group-limit') return groupLimit(deps.hub);
+  if (started === 'gated') return { name: 'Forbidden', message: `A catch-up of '${deviceId}' is in progress (HUB_ERR_HUB_LIMIT); wait for its ack.` };
+  return 'deferred';
 }
 
 /**

@@ -133,6 +133,10 @@ export class WebPubSubConnection implements HubConnection {
     }
   }
 
+  drained(): Promise<void> {
+    return this.#outbox.idle();
+  }
+
   /** A frame outside the message stream: written directly, never sequenced. */
   sendControl(frame: string | Buffer): void {
     const socket = this.#socket;

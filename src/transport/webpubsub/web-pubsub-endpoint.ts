@@ -5,6 +5,7 @@ import { scheduleExpiry } from '../../security/schedule-expiry.js';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
 import { systemClock, type Clock, type TimerHandle } from '../../host/clock.js';
+import type { CatchUp } from '../../hub/catch-up.js';
 import type { Hub } from '../../hub/hub.js';
 import type { CloseReason } from '../../hub/types.js';
 import type { Reading } from '../../protocol/reading.js';
@@ -32,6 +33,8 @@ export interface WebPubSubEndpointOptions {
   readonly hub: Hub;
   /** The device's last accepted reading for `subscribe` (e.g. DeviceRegistry.last). */
   readonly lastReading?: (tenantId: string, deviceId: string) => Reading | undefined;
+  /** Replays what a `subscribe` event with `since` missed; without it such a subscribe is refused. */
+  readonly catchUp?: CatchUp;
   /** How long a reliable session outlives a dropped socket. Default 30 000 ms (the service keeps ≥ 30 s). */
   readonly sessionRetentionMs?: number;
   /** Socket bytes buffered before the connection counts as slow. Default 256 KiB. */
@@ -237,7 +240,7 @@ export class WebPubSubEndpoint {
     const parsed = this.#parse(connection, data, isBinary);
     if (parsed === undefined) return;
     if (parsed.ok) {
-      handleClientFrame(connection, parsed.frame, { hub: this.#hub, lastReading: this.#options.lastReading });
+      handleClientFrame(connection, parsed.frame, { hub: this.#hub, lastReading: this.#options.lastReading, catchUp: this.#options.catchUp });
       return;
     }
     const { error } = parsed;

@@ -18,7 +18,14 @@ afterAll(async () => {
 /** What a socket.io client can put in an event's arguments: any JSON, binary, ids that almost fit. */
 const argument = fc.oneof(
   fc.jsonValue({ maxDepth: 4 }),
-  fc.record({ deviceId: fc.oneof(fc.string({ maxLength: 70 }), fc.jsonValue()), tenantId: fc.oneof(fc.constant('fuzz'), fc.string({ maxLength: 10 }), fc.jsonValue()) }, { requiredKeys: [] }),
+  fc.record(
+    {
+      deviceId: fc.oneof(fc.string({ maxLength: 70 }), fc.jsonValue()),
+      tenantId: fc.oneof(fc.constant('fuzz'), fc.string({ maxLength: 10 }), fc.jsonValue()),
+      since: fc.oneof(fc.nat(), fc.integer(), fc.double(), fc.jsonValue()),
+    },
+    { requiredKeys: [] },
+  ),
   fc.uint8Array({ maxLength: 64 }).map((bytes) => Buffer.from(bytes)),
 );
 
@@ -28,7 +35,8 @@ describe('fuzz: socket.io events', () => {
     await fc.assert(
       fc.asyncProperty(fc.constantFrom('subscribe', 'unsubscribe'), argument, async (event, payload) => {
         const ack = (await socket.timeout(5000).emitWithAck(event, payload)) as { ok: boolean; error?: { code: string } };
-        if (ack.ok) expect(Object.keys(ack).sort()).toEqual(event === 'subscribe' ? ['last', 'ok'] : ['ok']);
+        const catchUp = event === 'subscribe' && (payload as { since?: unknown } | null)?.since !== undefined;
+        if (ack.ok) expect(Object.keys(ack).sort()).toEqual(event !== 'subscribe' ? ['ok'] : catchUp ? ['last', 'ok', 'replayed', 'truncated'] : ['last', 'ok']);
         else expect(CATALOGUED_CODES).toContain(ack.error?.code);
       }),
       { numRuns: RUNS },

@@ -1,4 +1,4 @@
-import { WebPubSubClient, WebPubSubJsonReliableProtocol, type OnGroupDataMessageArgs } from '@azure/web-pubsub-client';
+import { WebPubSubClient, WebPubSubJsonReliableProtocol, type OnGroupDataMessageArgs, type OnServerDataMessageArgs } from '@azure/web-pubsub-client';
 import { deviceGroup, parseDeviceGroup } from '../../../src/protocol/reading';
 import { HttpError } from '../api/http-error';
 import { backoffMs, OFFLINE_AFTER_FAILURES } from './backoff';
@@ -12,6 +12,8 @@ export interface ServerlessConnectionOptions {
   authFetch: (url: string, init?: RequestInit) => Promise<Response>;
   /** The user's tenant: needed to name the device groups to leave. */
   tenantId: string;
+  /** The newest seq the page has of a device: a new connection asks the hub to replay what came after it. */
+  lastSeq?: (deviceId: string) => number | undefined;
 }
 
 /**
@@ -26,6 +28,8 @@ export class ServerlessConnection implements LiveConnection {
   private readonly wanted = new Set<string>();
   private client: WebPubSubClient | null = null;
   private connectionId: string | null = null;
+  /** The current connection replaced an earlier one: what the page missed in between is caught up. */
+  private reconnected = false;
   private failures = 0;
   private retryTimer: number | undefined;
   private closed = false;
@@ -59,6 +63,7 @@ export class ServerlessConnection implements LiveConnection {
       if (!this.closed) this.restartLater();
     });
     client.on('group-message', this.onGroupMessage);
+    client.on('server-message', this.onServerMessage);
     addEventListener('online', this.onOnline);
     addEventListener('offline', this.onOffline);
     this.startClient();
@@ -67,7 +72,7 @@ export class ServerlessConnection implements LiveConnection {
   subscribe(deviceId: string): void {
     if (this.wanted.has(deviceId)) return;
     this.wanted.add(deviceId);
-    if (this.state === 'connected' && this.connectionId) void this.postSubscribe(deviceId, this.connectionId, 0);
+    if (this.state === 'connected' && this.connectionId) void this.subscribeOn(deviceId, this.connectionId);
   }
 
   unsubscribe(deviceId: string): void {
@@ -86,6 +91,7 @@ export class ServerlessConnection implements LiveConnection {
     removeEventListener('online', this.onOnline);
     removeEventListener('offline', this.onOffline);
     this.client?.off('group-message', this.onGroupMessage);
+    this.client?.off('server-message', this.onServerMessage);
     this.client?.stop();
     this.client = null;
     this.events.clear();
@@ -97,10 +103,30 @@ export class ServerlessConnection implements LiveConnection {
     this.failures = 0;
     // Same id = the reliable protocol recovered the connection with its groups; nothing was lost.
     if (connectionId === this.connectionId) return this.setState('connected', 'web pubsub (recovered)');
+    this.reconnected = this.connectionId !== null;
     this.connectionId = connectionId;
     // State first: listeners arm gap detection before any reading of the new connection arrives.
     this.setState('connected', 'web pubsub', true);
-    for (const id of this.wanted) void this.postSubscribe(id, connectionId, 0);
+    for (const id of this.wanted) void this.subscribeOn(id, connectionId);
+  }
+
+  /**
+   * On a new connection after another one (a reconnect), a device the page has readings of catches up: the
+   * hub's `subscribe` event with `since` replays what came after them, then goes live. Otherwise, or when
+   * the event is refused (a service without it), the `subscribe` function joins the device's group.
+   */
+  private async subscribeOn(deviceId: string, connectionId: string): Promise<void> {
+    const since = this.reconnected ? this.opts.lastSeq?.(deviceId) : undefined;
+    const client = this.client;
+    if (since !== undefined && client) {
+      try {
+        await client.sendEvent('subscribe', { deviceId, since }, 'json');
+        return;
+      } catch {
+        if (this.closed || !this.wanted.has(deviceId) || connectionId !== this.connectionId) return;
+      }
+    }
+    await this.postSubscribe(deviceId, connectionId, 0);
   }
 
   private async negotiate(): Promise<string> {
@@ -168,6 +194,13 @@ export class ServerlessConnection implements LiveConnection {
     const g = parseDeviceGroup(message.group);
     if (g && g.deviceId !== data.deviceId) return;
     this.events.emit('reading', data);
+  };
+
+  /** A catch-up's summary: with nothing to replay, its `last` is the newest reading (as a plain subscribe's is). */
+  private readonly onServerMessage = ({ message }: OnServerDataMessageArgs) => {
+    const summary = (message.data as { catchUp?: { deviceId?: unknown; replayed?: unknown; last?: unknown } } | null)?.catchUp;
+    if (!summary || summary.replayed !== 0 || !isReading(summary.last)) return;
+    if (summary.last.deviceId === summary.deviceId && this.wanted.has(summary.last.deviceId)) this.events.emit('reading', summary.last);
   };
 
   private readonly onOnline = () => {

@@ -7,8 +7,8 @@ import { Emitter } from './emitter';
 import type { ConnectionState, LiveConnection, LiveConnectionEvents } from './live-connection';
 import { isReading } from './reading-guard';
 
-/** Subscribe/unsubscribe ack, contract "Hub — socket.io". */
-type Ack = { ok: true; last: Reading | null } | { ok: false; error: { code: string; message: string } };
+/** Subscribe/unsubscribe ack, contract "Hub — socket.io"; `replayed`/`truncated` answer a subscribe with `since` (v2). */
+type Ack = { ok: true; last: Reading | null; replayed?: number; truncated?: boolean } | { ok: false; error: { code: string; message: string } };
 /** Refresh ack, contract v2 "socket.io additions". */
 type RefreshAck = { ok: true; exp: number } | { ok: false; error: { code: string; message: string } };
 
@@ -20,6 +20,8 @@ export interface SocketConnectionOptions {
   ackTimeoutMs?: number;
   /** The token refresh's clock; default the browser's. */
   refreshTimers?: RefreshTimers;
+  /** The newest seq the page has of a device: a subscribe asks the hub to replay what came after it. */
+  lastSeq?: (deviceId: string) => number | undefined;
 }
 
 /** socket.io transport: one connection to namespace `/telemetry`, subscriptions as acked events on it. */
@@ -144,7 +146,10 @@ export class SocketConnection implements LiveConnection {
   private sendSubscribe(deviceId: string, attempt: number): void {
     const socket = this.socket;
     if (!socket) return;
-    socket.timeout(this.ackTimeout).emit('subscribe', { deviceId }, (err: Error | null, ack: Ack | undefined) => {
+    const since = this.opts.lastSeq?.(deviceId);
+    // With `since` the hub replays every reading after it before going live: a reconnect leaves no gap.
+    const payload = since === undefined ? { deviceId } : { deviceId, since };
+    socket.timeout(this.ackTimeout).emit('subscribe', payload, (err: Error | null, ack: Ack | undefined) => {
       if (this.closed || !this.wanted.has(deviceId)) return;
       if (err || !ack) {
         // Lost with the connection: the next 'connect' resubscribes. Otherwise the hub is slow: try again.
@@ -157,8 +162,9 @@ export class SocketConnection implements LiveConnection {
         this.events.emit('problem', { deviceId, code: ack.error.code, message: ack.error.message });
         return;
       }
-      // The newest reading before the subscription: fills what was missed while disconnected.
-      if (ack.last && isReading(ack.last)) this.events.emit('reading', ack.last);
+      // The newest reading before the subscription, unless the replay that follows brings it (in seq
+      // order: taking it first would make the replayed ones look stale).
+      if (!ack.replayed && ack.last && isReading(ack.last)) this.events.emit('reading', ack.last);
     });
   }
 

@@ -25,7 +25,7 @@ export function numericMetrics(data: Record<string, unknown>): Map<string, numbe
  * Accepts readings already de-duplicated by seq (see SeqGuard).
  */
 export class DeviceWindow {
-  readonly ring: MetricRing;
+  ring: MetricRing;
   readonly gaps: Gap[] = [];
   /** Newest value per metric, for the large read-out. */
   readonly latest = new Map<string, number>();
@@ -35,6 +35,8 @@ export class DeviceWindow {
   metricsVersion = 0;
   private lastSeq: number | null = null;
   private reconnectPending = false;
+  /** Time of the first reading pushed (not seeded): rows before it came from stored history. */
+  private liveSince: number | null = null;
 
   constructor(
     public windowMs = DEFAULT_WINDOW_MS,
@@ -70,8 +72,43 @@ export class DeviceWindow {
       this.latest.set(name, values.get(name) as number);
     }
     this.ring.push(t, values);
+    this.liveSince ??= t;
     this.lastSeq = r.seq;
     this.evict(t);
+    this.version++;
+  }
+
+  /**
+   * Puts stored history (rows oldest first, e.g. bucket averages) before the readings that arrived live, in
+   * place of any history seeded before: a long window opens filled, and live readings keep being appended.
+   */
+  seedHistory(rows: readonly { t: number; values: ReadonlyMap<string, number> }[]): void {
+    const old = this.ring;
+    const next = new MetricRing(256, old.maxRows);
+    const liveFrom = this.liveSince ?? Number.POSITIVE_INFINITY;
+    for (const name of old.metrics) next.addMetric(name);
+    for (const row of rows) {
+      if (row.t >= liveFrom) break;
+      for (const name of row.values.keys()) {
+        if (next.hasMetric(name)) continue;
+        next.addMetric(name);
+        this.metricsVersion++;
+      }
+      next.push(row.t, row.values);
+    }
+    // A metric only the history has still gets a read-out: its newest stored value.
+    for (let i = rows.length - 1; i >= 0; i--) {
+      const row = rows[i] as (typeof rows)[number];
+      if (row.t >= liveFrom) continue;
+      for (const [name, value] of row.values) if (!this.latest.has(name)) this.latest.set(name, value);
+    }
+    const metrics = next.metrics;
+    for (let i = 0; i < old.length; i++) {
+      const t = old.timeAt(i);
+      if (t < liveFrom) continue;
+      next.push(t, new Map(metrics.map((name) => [name, old.valueAt(name, i)])));
+    }
+    this.ring = next;
     this.version++;
   }
 

@@ -9,7 +9,9 @@ export interface Preferences {
 }
 
 export const PREFERENCES_KEY = 'telemetry-hub.dashboard.v1';
-export const WINDOW_CHOICES_MS = [60_000, 5 * 60_000, 15 * 60_000] as const;
+/** The chart's time range: the short ones fill from live readings, the long ones (> LIVE_WINDOW_MAX_MS) from stored history. */
+export const WINDOW_CHOICES_MS = [60_000, 5 * 60_000, 15 * 60_000, 3_600_000, 86_400_000, 7 * 86_400_000] as const;
+export const LIVE_WINDOW_MAX_MS = 15 * 60_000;
 
 const DEFAULTS: Preferences = { mode: 'socket', followed: [], windowMs: DEFAULT_WINDOW_MS };
 

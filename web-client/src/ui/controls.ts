@@ -20,7 +20,14 @@ export function createWindowSelect(initialMs: number, onChange: (ms: number) => 
   label.className = 'window-select';
   label.innerHTML = '<span>Window</span><select></select>';
   const select = label.querySelector('select') as HTMLSelectElement;
-  for (const ms of WINDOW_CHOICES_MS) select.add(new Option(`${ms / 60_000} min`, String(ms), false, ms === initialMs));
+  for (const ms of WINDOW_CHOICES_MS) select.add(new Option(windowLabel(ms), String(ms), false, ms === initialMs));
   select.addEventListener('change', () => onChange(Number(select.value)));
   return label;
+}
+
+/** 1 min, 15 min, 1 h, 24 h, 7 d. */
+export function windowLabel(ms: number): string {
+  if (ms < 3_600_000) return `${ms / 60_000} min`;
+  if (ms <= 86_400_000) return `${ms / 3_600_000} h`;
+  return `${ms / 86_400_000} d`;
 }

@@ -172,13 +172,17 @@ export class DeviceChart {
 
 const HM = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
 const HMS = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' });
+const DAY = new Intl.DateTimeFormat(undefined, { day: 'numeric', month: 'short' });
 
-/** Tick steps in seconds. uPlot's defaults jump from 1 to 5 minutes, leaving a narrow 5-minute chart one tick. */
-const TIME_INCRS = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600];
+/**
+ * Tick steps in seconds. uPlot's defaults jump from 1 to 5 minutes, leaving a narrow 5-minute chart one tick;
+ * hours and days for the history windows (24 h, 7 d).
+ */
+const TIME_INCRS = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10_800, 21_600, 43_200, 86_400];
 
-/** Compact 24-hour tick labels: uPlot's default repeats the date and crowds narrow charts. */
+/** Compact 24-hour tick labels: uPlot's default repeats the date and crowds narrow charts. Whole days show the date. */
 function timeTicks(_u: uPlot, splits: number[], _axis: number, _space: number, incr: number): string[] {
-  const fmt = incr < 60 ? HMS : HM;
+  const fmt = incr < 60 ? HMS : incr < 86_400 ? HM : DAY;
   return splits.map((s) => fmt.format(s * 1000));
 }
 

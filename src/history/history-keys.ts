@@ -1,0 +1,36 @@
+import type { KeyDefinition } from '../host/config/key-definition.js';
+import type { ResolvedConfig } from '../host/config/load-config.js';
+import * as p from '../host/config/parsers.js';
+
+/** History's configuration keys: what is kept, for how long, and the writer's bounds. */
+export const HISTORY_KEYS: readonly KeyDefinition[] = [
+  // Store every accepted reading and the device registry in the database.
+  { key: 'History:Enabled', parse: p.bool, default: () => true },
+  // Readings older than this (by receivedAt) are deleted, in batches, hourly.
+  { key: 'History:RetentionDays', parse: p.num(0.001, 36_500, { exclusiveMin: false }), default: () => 7 },
+  // Readings waiting for the database; past it new readings are not stored (counted and logged).
+  { key: 'History:QueueCapacity', parse: p.int(100, 10_000_000), default: () => 100_000 },
+  // Readings in one multi-row insert.
+  { key: 'History:BatchSize', parse: p.int(1, 10_000), default: () => 1000 },
+  // Longest a reading waits for its batch to fill (ms).
+  { key: 'History:FlushIntervalMilliseconds', parse: p.int(0, 60_000), default: () => 50 },
+];
+
+export interface HistoryConfig {
+  readonly enabled: boolean;
+  readonly retentionMs: number;
+  readonly queueCapacity: number;
+  readonly batchSize: number;
+  readonly flushIntervalMs: number;
+}
+
+export function toHistoryConfig(resolved: ResolvedConfig): HistoryConfig {
+  const v = <T>(key: string) => resolved.values.get(key) as T;
+  return {
+    enabled: v('History:Enabled'),
+    retentionMs: Math.round(v<number>('History:RetentionDays') * 86_400_000),
+    queueCapacity: v('History:QueueCapacity'),
+    batchSize: v('History:BatchSize'),
+    flushIntervalMs: v('History:FlushIntervalMilliseconds'),
+  };
+}

@@ -1,0 +1,81 @@
+import type { Reading } from '../protocol/reading.js';
+import type { HistoryReader, ReadingsAfter } from './history-reader.js';
+
+export interface MemoryHistoryOptions {
+  /** Newest readings kept per device. Default 1000 (`Hub:CatchUpMax`'s default). */
+  readonly maxPerDevice?: number;
+  /** Devices kept over all tenants; a new device beyond it is not kept. Default 100 000. */
+  readonly maxDevices?: number;
+}
+
+interface DeviceHistory {
+  /** Ascending by seq; at most maxPerDevice. */
+  readings: Reading[];
+  /** The highest seq dropped to make room: a catch-up from below it has lost readings. */
+  droppedUpTo: number;
+}
+
+/**
+ * Accepted readings kept in memory, the newest few per device: the catch-up's source for tests and
+ * for a hub that runs without a database. Memory: under 2 × maxPerDevice readings per device (a
+ * device is trimmed in halves) and maxDevices devices.
+ */
+export class MemoryHistory implements HistoryReader {
+  readonly #devices = new Map<string, DeviceHistory>();
+  readonly #maxPerDevice: number;
+  readonly #maxDevices: number;
+
+  constructor(options: MemoryHistoryOptions = {}) {
+    this.#maxPerDevice = options.maxPerDevice ?? 1000;
+    this.#maxDevices = options.maxDevices ?? 100_000;
+  }
+
+  /** Keeps an accepted reading. A reading not above its device's newest seq is ignored (seq only grows). */
+  record(reading: Reading): void {
+    const key = deviceKey(reading.tenantId, reading.deviceId);
+    let device = this.#devices.get(key);
+    if (device === undefined) {
+      if (this.#devices.size >= this.#maxDevices) return;
+      device = { readings: [], droppedUpTo: 0 };
+      this.#devices.set(key, device);
+    }
+    const newest = device.readings[device.readings.length - 1];
+    if (newest !== undefined && reading.seq <= newest.seq) return;
+    device.readings.push(reading);
+    // Trimmed in halves, not one at a time: a full device costs an amortised O(1) per reading.
+    if (device.readings.length >= this.#maxPerDevice * 2) this.#trim(device);
+  }
+
+  async readingsAfter(tenantId: string, deviceId: string, afterSeq: number, max: number): Promise<ReadingsAfter> {
+    const device = this.#devices.get(deviceKey(tenantId, deviceId));
+    if (device === undefined) return { readings: [], truncated: false };
+    if (device.readings.length > this.#maxPerDevice) this.#trim(device);
+    const { readings } = device;
+    const start = firstAbove(readings, afterSeq);
+    const after = readings.length - start;
+    const take = Math.min(after, max);
+    return { readings: readings.slice(readings.length - take), truncated: after > take || afterSeq < device.droppedUpTo };
+  }
+
+  #trim(device: DeviceHistory): void {
+    const drop = device.readings.length - this.#maxPerDevice;
+    device.droppedUpTo = device.readings[drop - 1]!.seq;
+    device.readings = device.readings.slice(drop);
+  }
+}
+
+function deviceKey(tenantId: string, deviceId: string): string {
+  return `${tenantId}\u0000${deviceId}`;
+}
+
+/** Index of the first reading with seq > afterSeq (readings ascend by seq). */
+function firstAbove(readings: readonly Reading[], afterSeq: number): number {
+  let lo = 0;
+  let hi = readings.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (readings[mid]!.seq <= afterSeq) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
