@@ -33,7 +33,7 @@ describe('drain timeline (preStop → SIGTERM → drain → exit), real hub proc
     gateway = await startChildHub(
       ['--environment=Development', '--Http:Port=0', `--Gateway:Stamps=pool=${urls.join(' ')}`, '--Gateway:Tenants=demo=pool', `--Hub:AccessKey=${ACCESS_KEY}`, '--Gateway:HealthIntervalSeconds=0.1'],
       {},
-      15_000,
+      30_000,
       GATEWAY_MAIN,
     );
 
@@ -102,5 +102,5 @@ describe('drain timeline (preStop → SIGTERM → drain → exit), real hub proc
     expect(exit.code).toBe(0);
     expect(Date.now() - deletedAt).toBeLessThan(PRESTOP_MS + SHUTDOWN_S * 1000);
     probe.destroy();
-  }, 30_000);
+  }, 60_000);
 });

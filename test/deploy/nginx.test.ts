@@ -20,7 +20,7 @@ describe('behind nginx (deploy/nginx/telemetry-hub.conf, Debian nginx, real hub 
     nginx = await privateNginx([new URL(hub.url).host]);
     await nginx.start();
     base = `http://127.0.0.1:${nginx.port}`;
-  }, 30_000);
+  }, 60_000);
 
   afterAll(async () => {
     for (const close of closers) await close();

@@ -39,7 +39,7 @@ describe('gateway: tenants routed to their stamps (real hub processes and a real
         '--Gateway:HealthIntervalSeconds=0.2',
       ],
       {},
-      15_000,
+      30_000,
       GATEWAY_MAIN,
     );
     // Each stamp knows only the devices that published to its own embedded broker.
@@ -48,7 +48,7 @@ describe('gateway: tenants routed to their stamps (real hub processes and a real
       await d.publishAsync(`tenants/${tenant}/devices/${device}/telemetry`, JSON.stringify({ t: 1 }), { qos: 1 });
       closers.push(() => d.endAsync());
     }
-  }, 60_000);
+  }, 90_000);
 
   afterAll(async () => {
     for (const close of closers) await close();

@@ -17,6 +17,8 @@ export async function startHubProcess(extraArgs: string[] = [], env: NodeJS.Proc
   const hub = await startChildHub(
     ['--environment=Development', '--Http:Port=0', '--Ingestion:Mqtt:EmbeddedPort=0', '--Simulator:Devices=0', `--Hub:AccessKey=${ACCESS_KEY}`, '--Http:TrustedProxies=127.0.0.1', ...extraArgs],
     env,
+    // A hub opens its embedded database at start: seconds on a loaded machine.
+    30_000,
   );
   const deadline = Date.now() + 10_000;
   let broker: string | undefined;
