@@ -29,6 +29,8 @@ describe('drain timeline (preStop → SIGTERM → drain → exit), real hub proc
 
   it('serves through preStop, answers ready 503 at SIGTERM, finishes in-flight work, moves WebSocket clients, exits in time', async () => {
     const hubs = [new ChildHost(FIXTURE, HUB_ARGS), new ChildHost(FIXTURE, HUB_ARGS)];
+    // Up to 30 s to start (each opens its embedded database first), then the URL it logged.
+    await Promise.all(hubs.map((h) => h.waitFor(/listening/, 30_000)));
     const urls = await Promise.all(hubs.map((h) => h.listeningUrl()));
     gateway = await startChildHub(
       ['--environment=Development', '--Http:Port=0', `--Gateway:Stamps=pool=${urls.join(' ')}`, '--Gateway:Tenants=demo=pool', `--Hub:AccessKey=${ACCESS_KEY}`, '--Gateway:HealthIntervalSeconds=0.1'],
