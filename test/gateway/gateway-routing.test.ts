@@ -27,7 +27,9 @@ describe('gateway: tenants routed to their stamps (real hub processes and a real
   const closers: (() => unknown)[] = [];
 
   beforeAll(async () => {
-    [a, b] = await Promise.all([startHubProcess(), startHubProcess()]);
+    // One after the other: a failed start must not leave the other process without an owner.
+    a = await startHubProcess();
+    b = await startHubProcess();
     const down = `http://127.0.0.1:${await freePort()}`;
     gateway = await startChildHub(
       [
