@@ -6,7 +6,8 @@ import type { Orchestrator } from './orchestrator.js';
  * The orchestrator's own page (never deployed): every resource with its state, endpoints and, when
  * it failed, its last lines; a live log per resource. Loopback only. `GET /api/resources` is the
  * same list as JSON; `GET /api/resources/{name}/logs` streams a resource's log as server-sent
- * events (the kept lines first).
+ * events (the kept lines first); `POST /api/resources/{name}/restart` (header `x-dev-dashboard: 1`)
+ * stops a resource and starts it again.
  */
 export class DevDashboard {
   readonly #server: Server;
@@ -17,6 +18,14 @@ export class DevDashboard {
     this.#orchestrator = orchestrator;
     this.#server = createServer((req, res) => {
       const path = new URL(req.url ?? '/', 'http://dev').pathname;
+      const restart = /^\/api\/resources\/([^/]+)\/restart$/.exec(path);
+      if (req.method === 'POST' && restart) {
+        // A custom header no cross-site form can send, and no CORS answer lets a script send it.
+        if (req.headers['x-dev-dashboard'] !== '1') return void res.writeHead(403, { 'content-type': 'text/plain' }).end('send x-dev-dashboard: 1');
+        // Accepted at once; the page follows the state.
+        if (this.#orchestrator.restart(decodeURIComponent(restart[1]!))) return void res.writeHead(202).end();
+        return void res.writeHead(409, { 'content-type': 'text/plain' }).end('not started, already restarting, or stopping');
+      }
       if (req.method !== 'GET') return void res.writeHead(405, { allow: 'GET' }).end();
       if (path === '/') return void res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(PAGE);
       if (path === '/api/resources') {
@@ -69,13 +78,13 @@ const PAGE = `<!doctype html>
 <style>
 body{font:14px system-ui,sans-serif;margin:1.5rem;color:#222}
 table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.35rem .6rem;border-bottom:1px solid #ddd;vertical-align:top}
-.state{font-weight:600}.running,.completed{color:#0a7d32}.failed{color:#b00020}.skipped,.stopped{color:#777}.starting,.waiting,.stopping{color:#a66b00}
+.state{font-weight:600}.running,.completed{color:#0a7d32}.failed{color:#b00020}.skipped,.stopped{color:#777}.starting,.waiting,.stopping,.restarting{color:#a66b00}
 pre{background:#111;color:#ddd;padding:.6rem;max-height:24rem;overflow:auto;font-size:12px;white-space:pre-wrap}
 tr.sel{background:#eef4ff}td.name{cursor:pointer;text-decoration:underline}
 </style></head><body>
 <h1>Telemetry Hub — development</h1>
 <p>Resources this orchestrator started. Click a name for its live log. Ctrl-C in the terminal stops everything.</p>
-<table><thead><tr><th>resource</th><th>type</th><th>state</th><th>pid</th><th>endpoints</th></tr></thead><tbody id="rows"></tbody></table>
+<table><thead><tr><th>resource</th><th>type</th><th>state</th><th>pid</th><th>endpoints</th><th></th></tr></thead><tbody id="rows"></tbody></table>
 <h2 id="logtitle">log</h2><pre id="log"></pre>
 <script>
 let selected = null, source = null;
@@ -97,8 +106,9 @@ async function refresh() {
     if (r.detail) state.title = r.detail;
     tr.append(state, el('td', r.pid == null ? '' : String(r.pid)));
     const eps = el('td'); for (const e of r.endpoints) { const a = el('a', e.name + ': ' + e.url); if (/^https?:/.test(e.url)) a.href = e.url; eps.append(a, el('br')); }
-    tr.append(eps); rows.append(tr);
-    if (r.state === 'failed' && r.lastLines.length) { const x = el('tr'); const td = el('td'); td.colSpan = 5; td.append(el('pre', r.lastLines.join('\\n'))); x.append(td); rows.append(x); }
+    const act = el('td'); if (r.pid != null && !['restarting', 'stopping', 'waiting', 'skipped'].includes(r.state)) { const b = el('button', 'restart'); b.onclick = () => fetch('/api/resources/' + encodeURIComponent(r.name) + '/restart', { method: 'POST', headers: { 'x-dev-dashboard': '1' } }).then(refresh); act.append(b); }
+    tr.append(eps, act); rows.append(tr);
+    if (r.state === 'failed' && r.lastLines.length) { const x = el('tr'); const td = el('td'); td.colSpan = 6; td.append(el('pre', r.lastLines.join('\\n'))); x.append(td); rows.append(x); }
   }
 }
 refresh(); setInterval(refresh, 1000);

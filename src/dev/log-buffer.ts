@@ -8,6 +8,8 @@ export class LogBuffer {
   readonly #capacity: number;
   readonly #listeners = new Set<(line: string) => void>();
   #partial = '';
+  /** Lines ever pushed (kept or not): a position in the log. */
+  #total = 0;
 
   constructor(capacity = 1000) {
     this.#capacity = capacity;
@@ -27,6 +29,7 @@ export class LogBuffer {
 
   /** Adds one line (the orchestrator's own notes about the resource). */
   push(line: string): void {
+    this.#total += 1;
     this.#lines.push(line);
     if (this.#lines.length > this.#capacity) this.#lines.splice(0, this.#lines.length - this.#capacity);
     for (const listener of this.#listeners) listener(line);
@@ -35,6 +38,16 @@ export class LogBuffer {
   /** The last `n` lines (all kept lines by default). */
   tail(n = this.#capacity): string[] {
     return this.#lines.slice(-n);
+  }
+
+  /** Where the log is now; `since(position)` gives what came after it. */
+  get position(): number {
+    return this.#total;
+  }
+
+  /** The kept lines pushed after `position`. */
+  since(position: number): string[] {
+    return this.#lines.slice(Math.max(0, this.#lines.length - (this.#total - position)));
   }
 
   /** Calls `listener` for every new line; returns the unsubscribe function. */

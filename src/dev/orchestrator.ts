@@ -7,7 +7,7 @@ async function isReady(readiness: Readiness, resource: Resource): Promise<boolea
     case 'exit':
       return false;
     case 'log':
-      return resource.log.tail().some((line) => readiness.pattern.test(line));
+      return resource.linesOfThisRun().some((line) => readiness.pattern.test(line));
     case 'port':
       return new Promise((resolve) => {
         const socket = connect({ host: '127.0.0.1', port: readiness.port });
@@ -89,6 +89,27 @@ export class Orchestrator {
     if (this.#stopping) return false;
     r.spawn();
     this.#spawned.push(r);
+    return this.#untilReady(r);
+  }
+
+  /**
+   * Stops one started resource and starts it again (the page's restart button), in the
+   * background; its dependents keep running. False when it was never started (waiting, skipped),
+   * is restarting already, or everything is stopping.
+   */
+  restart(name: string, graceMs = 15_000): boolean {
+    const r = this.#byName.get(name);
+    if (r === undefined || !this.#spawned.includes(r) || this.#stopping || r.state === 'restarting' || r.state === 'stopping') return false;
+    void (async () => {
+      await r.stop(graceMs, 'restarting');
+      if (this.#stopping) return;
+      r.spawn();
+      await this.#untilReady(r);
+    })();
+    return true;
+  }
+
+  async #untilReady(r: Resource): Promise<boolean> {
     if (r.spec.readiness.kind === 'exit') {
       await r.exited;
       return r.state === 'completed';

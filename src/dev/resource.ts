@@ -4,9 +4,10 @@ import { LogBuffer } from './log-buffer.js';
 /**
  * `waiting` for its dependencies, `starting` (spawned, not yet ready), `running` (ready),
  * `completed` (a one-shot that exited 0), `failed` (exited non-zero, or never became ready),
- * `skipped` (a dependency failed, so it was never started), `stopping`, `stopped`.
+ * `skipped` (a dependency failed, so it was never started), `restarting` (stopped on request, to
+ * be started again), `stopping`, `stopped`.
  */
-export type ResourceState = 'waiting' | 'starting' | 'running' | 'completed' | 'failed' | 'skipped' | 'stopping' | 'stopped';
+export type ResourceState = 'waiting' | 'starting' | 'running' | 'completed' | 'failed' | 'skipped' | 'restarting' | 'stopping' | 'stopped';
 
 /** How the orchestrator knows a resource is ready. */
 export type Readiness =
@@ -59,13 +60,14 @@ export class Resource {
   #child: ChildProcess | undefined;
   #exitCode: number | null | undefined;
   #detail: string | undefined;
-  readonly #exited: Promise<void>;
-  #resolveExited!: () => void;
+  #exited: Promise<void> = Promise.resolve();
+  /** The log's position when the current process was spawned. */
+  #spawnedAt = 0;
+  #resolveExited: () => void = () => undefined;
   readonly #listeners = new Set<(r: Resource) => void>();
 
   constructor(spec: ResourceSpec) {
     this.spec = spec;
-    this.#exited = new Promise((resolve) => (this.#resolveExited = resolve));
   }
 
   get state(): ResourceState {
@@ -79,6 +81,11 @@ export class Resource {
   /** Resolves once the process exited (at once if it never started). */
   get exited(): Promise<void> {
     return this.#child === undefined ? Promise.resolve() : this.#exited;
+  }
+
+  /** What the current process printed (a restarted one's earlier run excluded). */
+  linesOfThisRun(): string[] {
+    return this.log.since(this.#spawnedAt);
   }
 
   onChange(listener: (r: Resource) => void): void {
@@ -108,6 +115,9 @@ export class Resource {
   /** Spawns the process; its own process group, so a terminal's Ctrl-C reaches only the orchestrator. */
   spawn(): void {
     const { spec } = this;
+    this.#exited = new Promise((resolve) => (this.#resolveExited = resolve));
+    this.#exitCode = undefined;
+    this.#spawnedAt = this.log.position;
     this.setState('starting');
     const child = spawn(spec.command, [...spec.args], {
       cwd: spec.cwd,
@@ -127,19 +137,20 @@ export class Resource {
     });
     child.once('exit', (code, signal) => {
       this.#exitCode = code;
-      const stopping = this.#state === 'stopping';
-      if (stopping) this.setState('stopped', `exited with ${code ?? signal}`);
+      if (this.#state === 'restarting') this.log.push(`[orchestrator] exited with ${code ?? signal}; starting again`);
+      else if (this.#state === 'stopping') this.setState('stopped', `exited with ${code ?? signal}`);
       else if (code === 0 && spec.readiness.kind === 'exit') this.setState('completed', 'exited with code 0');
       else this.setState('failed', `exited with ${code !== null ? `code ${code}` : `signal ${signal}`}`);
       this.#resolveExited();
     });
   }
 
-  /** SIGTERM by PID, SIGKILL after `graceMs`; resolves once it exited. */
-  async stop(graceMs: number): Promise<void> {
+  /** SIGTERM by PID, SIGKILL after `graceMs`; resolves once it exited. `restarting`: to be spawned again. */
+  async stop(graceMs: number, as: 'stopping' | 'restarting' = 'stopping'): Promise<void> {
     const child = this.#child;
+    if (as === 'restarting') this.setState('restarting');
     if (child === undefined || child.exitCode !== null || child.signalCode !== null) return;
-    this.setState('stopping');
+    if (as === 'stopping') this.setState('stopping');
     try {
       process.kill(child.pid!, 'SIGTERM');
     } catch {

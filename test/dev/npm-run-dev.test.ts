@@ -78,11 +78,28 @@ describe('npm run dev (the built orchestrator as a real process)', () => {
     expect(first).toMatch(/^data: /);
     await reader.cancel();
 
+    // Restart from the page: hub-1 goes restarting, then runs again as a new process.
+    const restartUrl = `${dashboard}/api/resources/hub-1/restart`;
+    expect((await fetch(restartUrl, { method: 'POST' })).status).toBe(403);
+    const before = list.find((r) => r.name === 'hub-1')!.pid;
+    expect((await fetch(restartUrl, { method: 'POST', headers: { 'x-dev-dashboard': '1' } })).status).toBe(202);
+    let hub1: ResourceStatus | undefined;
+    for (;;) {
+      hub1 = ((await (await fetch(`${dashboard}/api/resources`)).json()) as ResourceStatus[]).find((r) => r.name === 'hub-1');
+      if (hub1?.state === 'running' && hub1.pid !== before) break;
+      if (Date.now() > deadline) throw new Error(`hub-1 did not run again: ${JSON.stringify(hub1)}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(out).toMatch(/^dev: hub-1 restarting$/m);
+    expect(alive(before!)).toBe(false);
+    list = (await (await fetch(`${dashboard}/api/resources`)).json()) as ResourceStatus[];
+
     const pids = list.map((r) => r.pid).filter((p): p is number => p !== undefined);
-    const started = [...out.matchAll(/^dev: (\S+) starting$/gm)].map((m) => m[1]!);
+    // Start order as first started (hub-1's restart does not move it).
+    const started = [...new Set([...out.matchAll(/^dev: (\S+) starting$/gm)].map((m) => m[1]!))];
     child.kill('SIGINT');
     expect(await exited).toBe(0);
-    const stopped = [...out.matchAll(/^dev: (\S+) stopping$/gm)].map((m) => m[1]!);
+    const stopped = [...out.slice(out.indexOf('SIGINT received')).matchAll(/^dev: (\S+) stopping$/gm)].map((m) => m[1]!);
     // Reverse order of start (one-shots that already exited are not stopped).
     expect(stopped).toEqual(started.filter((n) => stopped.includes(n)).reverse());
     expect(stopped).toEqual(expect.arrayContaining(['gateway', 'hub-1']));
