@@ -4,6 +4,7 @@ import { HISTORY_KEYS } from '../history/history-keys.js';
 import { HOST_KEYS } from '../host/config/host-keys.js';
 import type { KeyDefinition } from '../host/config/key-definition.js';
 import { HUB_KEYS } from '../hub/hub-keys.js';
+import { ORDERS_KEYS } from '../orders/orders-keys.js';
 import { INGESTION_KEYS } from '../ingest/ingestion-keys.js';
 import { SECURITY_KEYS } from '../security/security-keys.js';
 import { SIMULATOR_KEYS } from '../simulator/simulator-keys.js';
@@ -23,4 +24,5 @@ export const APP_CONFIG_KEYS: readonly KeyDefinition[] = [
   ...SIMULATOR_KEYS,
   ...DATABASE_KEYS,
   ...HISTORY_KEYS,
+  ...ORDERS_KEYS,
 ];

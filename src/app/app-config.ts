@@ -3,6 +3,7 @@ import type { ResolvedConfig } from '../host/config/load-config.js';
 import type { EventTenancy } from '../ingest/eventhubs/event-tenancy.js';
 import { toDatabaseConfig, type DatabaseConfig } from '../db/database-keys.js';
 import { toHistoryConfig, type HistoryConfig } from '../history/history-keys.js';
+import { toOrdersConfig, type OrdersConfig } from '../orders/orders-keys.js';
 
 /**
  * The resolved configuration of the whole app (APP_CONFIG_KEYS), frozen. Passed down; nothing below
@@ -61,6 +62,7 @@ export interface AppConfig extends HostConfig {
   readonly cors: { readonly allowedOrigins: readonly string[] };
   readonly database: DatabaseConfig;
   readonly history: HistoryConfig;
+  readonly orders: OrdersConfig;
 }
 
 function deepFreeze<T>(o: T): T {
@@ -121,6 +123,7 @@ export function toAppConfig(resolved: ResolvedConfig): AppConfig {
     cors: { allowedOrigins: v('Cors:AllowedOrigins') },
     database: toDatabaseConfig(resolved),
     history: toHistoryConfig(resolved),
+    orders: toOrdersConfig(resolved),
   };
   return deepFreeze(config);
 }

@@ -17,6 +17,9 @@ import { SocketIoTransport } from '../transport/socketio/socketio-transport.js';
 import { UpgradeGuard } from '../transport/upgrade-guard.js';
 import { DASHBOARD_DIR, mapDashboardEndpoints } from './dashboard-endpoints.js';
 import { mapDeviceEndpoints } from './devices-endpoints.js';
+import { mapOpenApiEndpoints } from './openapi-endpoints.js';
+import { createOrderServices, mapBusinessEndpoints, type OrderServices } from './orders-wiring.js';
+import { deprecationHeaders } from '../host/openapi/deprecation-headers.js';
 import { mapSocketIoEndpoints } from './socketio-endpoints.js';
 import { useSecurity } from './security-wiring.js';
 import { wireServerless } from './serverless-wiring.js';
@@ -39,6 +42,8 @@ export interface Application {
   database: Database;
   /** Stored readings (`History:Enabled`, default on): the writer and the reader catch-up uses. */
   history: History | undefined;
+  /** The queue, outbox relay and worker of the orders API. */
+  orders: OrderServices;
   /** Verifies user tokens; the same verifier guards HTTP endpoints and socket connections. */
   verifier: JwtVerifier;
   /** Admits every WebSocket handshake, socket.io's and Web PubSub's: per-address rate, pending cap. */
@@ -72,6 +77,7 @@ export function composeApplication(config: AppConfig, log: Logger, extend?: (app
 
   const web = new WebApplication({ development: config.isDevelopment });
   useSecurity(web, config, verifier, clock);
+  web.use(deprecationHeaders());
   mapHealthEndpoints(web.routes, health);
 
   let pipeline: RequestDelegate | undefined;
@@ -137,10 +143,13 @@ export function composeApplication(config: AppConfig, log: Logger, extend?: (app
   });
   mapDeviceEndpoints(web.routes.group('/v1'), telemetry.registry);
   if (history) mapHistoryEndpoints(web.routes.group('/v1'), db.database, () => clock.now());
+  const orders = createOrderServices(config, db.database, log, clock, health);
+  mapBusinessEndpoints(web.routes, config, db.database, orders.relay);
+  mapOpenApiEndpoints(web.routes, web.endpoints, { internal: config.environment !== 'Production' });
   const dashboard = mapDashboardEndpoints(web.routes);
   if (dashboard.files === 0) log.warn({ dir: DASHBOARD_DIR }, 'dashboard not built; / answers 404');
 
-  const app: Application = { config, clock, host, web, health, server, telemetry, database: db.database, history, verifier, upgrades, services: [db, ...(history ? [history.service(telemetry.registry)] : []), ...telemetry.services] };
+  const app: Application = { config, clock, host, web, health, server, telemetry, database: db.database, history, orders, verifier, upgrades, services: [db, ...(history ? [history.service(telemetry.registry)] : []), ...orders.services, ...telemetry.services] };
   wireServerless(app, log);
   extend?.(app);
   pipeline = web.build();

@@ -26,7 +26,16 @@ import type { JwtVerifier } from '../security/jwt-bearer.js';
 export function useSecurity(web: WebApplication, config: AppConfig, verifier: JwtVerifier, clock: Clock): void {
   const { jwt } = config;
   web.useExceptionHandler();
-  web.use(cors(createCorsPolicy({ allowedOrigins: [...config.cors.allowedOrigins] })));
+  web.use(
+    cors(
+      createCorsPolicy({
+        allowedOrigins: [...config.cors.allowedOrigins],
+        // If-Match and ETag: a page on another origin can make the profile's conditional writes.
+        allowedHeaders: ['authorization', 'content-type', 'traceparent', 'tracestate', 'if-match'],
+        exposedHeaders: ['etag', 'deprecation', 'sunset', 'link', 'retry-after'],
+      }),
+    ),
+  );
   web.useRouting();
   // The key the verifier checks HS256 tokens with (compose-application prefers a JWKS when both are set).
   const hs256Secret = jwt.jwksUri ? undefined : jwt.secret;

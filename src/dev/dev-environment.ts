@@ -50,6 +50,6 @@ export function detectEnvironment(options: DevOptions): DevEnvironment {
     chownSync(pgDir, postgresUser.uid, postgresUser.gid);
   }
   const pkg = JSON.parse(readFileSync(join(options.root, 'package.json'), 'utf8')) as { scripts?: Record<string, string> };
-  return { binaries, scripts: pkg.scripts ?? {}, postgresInitialised: existsSync(join(pgDir, 'PG_VERSION')), postgresUser, freePort };
+  return { binaries, scripts: pkg.scripts ?? {}, postgresInitialised: existsSync(join(pgDir, 'PG_VERSION')), postgresUser, rabbitMqUrl: process.env.ConnectionStrings__rabbitmq, freePort };
 }
 

@@ -27,6 +27,8 @@ export interface DevEnvironment {
   postgresInitialised: boolean;
   /** Running as root: PostgreSQL then runs as this user. */
   postgresUser: { uid: number; gid: number } | undefined;
+  /** A RabbitMQ to give the worker (the developer's `ConnectionStrings__rabbitmq`); unset → no separate worker. */
+  rabbitMqUrl: string | undefined;
   /** Free ports, one per call. */
   freePort: () => Promise<number>;
 }
@@ -167,9 +169,21 @@ export async function planResources(o: DevOptions, env: DevEnvironment): Promise
     hubUrls.push(url);
   }
 
-  const worker = nodeEntryOf(env.scripts['worker']);
+  // The worker alone needs shared services: this PostgreSQL and a RabbitMQ the developer names
+  // (ConnectionStrings__rabbitmq); without them each hub runs its worker inside itself.
+  const worker = postgresUrl && env.rabbitMqUrl ? nodeEntryOf(env.scripts['worker']) : undefined;
   if (worker) {
-    specs.push({ name: 'worker', type: 'worker', command: node, args: worker, cwd: o.root, env: common, endpoints: [], after: beforeHubs, readiness: { kind: 'log', pattern: /./ } });
+    specs.push({
+      name: 'worker',
+      type: 'worker',
+      command: node,
+      args: worker,
+      cwd: o.root,
+      env: { ...common, ConnectionStrings__rabbitmq: env.rabbitMqUrl! },
+      endpoints: [],
+      after: beforeHubs,
+      readiness: { kind: 'log', pattern: /worker ready/ },
+    });
   }
 
   specs.push({

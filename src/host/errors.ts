@@ -55,6 +55,14 @@ export const Errors = define({
   GATEWAY_CATALOGUE_UNAVAILABLE: [503, 'Tenant Catalogue Unavailable'],
   GATEWAY_UPSTREAM_FAILED: [502, 'Upstream Failed'],
   GATEWAY_UPSTREAM_TIMEOUT: [504, 'Upstream Timeout'],
+  ORDERS_INVALID: [422, 'Invalid Order'],
+  ORDERS_CONFIRMED: [409, 'Order Confirmed'],
+  ORDERS_EMPTY: [409, 'Empty Order'],
+  ORDERS_NOT_FOUND: [404, 'Order Not Found'],
+  ORDERS_BAD_CURSOR: [400, 'Bad Cursor'],
+  PROFILE_PRECONDITION_FAILED: [412, 'Precondition Failed'],
+  PROFILE_PRECONDITION_REQUIRED: [428, 'Precondition Required'],
+  PROFILE_FIELD_CONFLICT: [409, 'Field Conflict'],
 });
 
 export type ErrorKey = keyof typeof Errors;

@@ -10,6 +10,8 @@ export interface CorsPolicyOptions {
   maxAgeSeconds?: number;
   /** Lets pages send cookies and read responses to credentialed requests. Default false. */
   allowCredentials?: boolean;
+  /** Response headers beyond the CORS-safelisted ones a page may read (e.g. `ETag`). Default none. */
+  exposedHeaders?: string[];
 }
 
 export type CorsHeaders = Record<string, string>;
@@ -48,6 +50,7 @@ export function createCorsPolicy(options: CorsPolicyOptions): CorsPolicy {
   const methods = (options.allowedMethods ?? DEFAULT_METHODS).map((m) => m.toUpperCase());
   const headers = (options.allowedHeaders ?? DEFAULT_HEADERS).map((h) => h.toLowerCase());
   const headerSet = new Set(headers);
+  const expose: CorsHeaders = options.exposedHeaders?.length ? { 'Access-Control-Expose-Headers': options.exposedHeaders.join(', ') } : {};
 
   function allowOrigin(origin: string | undefined): CorsHeaders | null {
     const normalized = origin === undefined ? null : normalizeOrigin(origin);
@@ -74,7 +77,8 @@ export function createCorsPolicy(options: CorsPolicyOptions): CorsPolicy {
       };
     },
     actual(origin) {
-      return { ...allowOrigin(origin), ...VARY };
+      const allow = allowOrigin(origin);
+      return allow ? { ...allow, ...expose, ...VARY } : { ...VARY };
     },
   };
 }

@@ -84,4 +84,10 @@ describe('configuration', () => {
     expect(normalizeOrigin('HTTP://LOCALHOST:80/')).toBe('http://localhost');
     expect(normalizeOrigin('http://localhost:8080')).toBe('http://localhost:8080');
   });
+
+  it('exposes the configured response headers to allowed origins only', () => {
+    const policy = createCorsPolicy({ allowedOrigins: [APP], exposedHeaders: ['etag', 'sunset'] });
+    expect(policy.actual(APP)['Access-Control-Expose-Headers']).toBe('etag, sunset');
+    expect(policy.actual('https://evil.example')).toEqual({ Vary: 'Origin' });
+  });
 });

@@ -1,0 +1,18 @@
+import type { Middleware } from '../pipeline/middleware.js';
+import { apiOf } from './api-description.js';
+
+/**
+ * Marks every answer of a deprecated endpoint: `Deprecation: @<epoch seconds>` (RFC 9745), `Sunset:
+ * <HTTP-date>` (RFC 8594) when it has a removal date, and `Link: <notice>; rel="deprecation"`. Place
+ * it after routing (it reads the selected endpoint); errors of the endpoint carry the headers too.
+ */
+export function deprecationHeaders(): Middleware {
+  return async (ctx, next) => {
+    await next();
+    const deprecated = apiOf(ctx.endpoint)?.deprecated;
+    if (deprecated === undefined || ctx.response.hijacked) return;
+    ctx.response.setHeader('deprecation', `@${Math.floor(deprecated.since.getTime() / 1000)}`);
+    if (deprecated.sunset) ctx.response.setHeader('sunset', deprecated.sunset.toUTCString());
+    if (deprecated.link) ctx.response.setHeader('link', `<${deprecated.link}>; rel="deprecation"; type="text/html"`);
+  };
+}
