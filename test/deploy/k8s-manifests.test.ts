@@ -73,7 +73,7 @@ describe('deploy/k8s manifests', () => {
   it('connection strings and keys come from the Secret, never inline', () => {
     const hub = one('Deployment').spec.template.spec.containers[0];
     const secret = one('Secret');
-    for (const name of ['ConnectionStrings__redis', 'ConnectionStrings__postgres', 'Hub__AccessKey', 'Auth__Jwt__Secret']) {
+    for (const name of ['ConnectionStrings__redis', 'ConnectionStrings__postgres', 'ConnectionStrings__rabbitmq', 'ConnectionStrings__mqtt', 'Hub__AccessKey', 'Auth__Jwt__Secret']) {
       const ref = hub.env.find((e: any) => e.name === name)?.valueFrom?.secretKeyRef;
       expect(ref?.name, name).toBe(secret.metadata.name);
       expect(Object.keys(secret.stringData)).toContain(ref.key);
