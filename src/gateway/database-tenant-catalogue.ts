@@ -2,7 +2,7 @@ import type { Database } from '../db/database.js';
 import type { TenantCatalogue } from './tenant-catalogue.js';
 
 /**
- * The tenant catalogue in the database (`tenant_stamps`, migration 0003). Read as the system
+ * The tenant catalogue in the database (`tenant_stamps`, migration 0004). Read as the system
  * (`withSystem`): the catalogue is what finds a tenant's home, so it cannot sit behind that
  * tenant's row-level security. Put a `CachedTenantCatalogue` in front of it.
  */
