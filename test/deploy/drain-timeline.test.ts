@@ -15,6 +15,8 @@ import { ACCESS_KEY } from '../gateway/hub-stamps.js';
  */
 const PRESTOP_MS = 1000;
 const SHUTDOWN_S = 5;
+/** The grace period's margin beyond preStop + shutdown timeout (60 − 55 s in the specification). */
+const GRACE_SLACK_MS = 2000;
 const HUB_ARGS = ['--environment=Development', ...EPHEMERAL, '--Simulator:Devices=0', `--Host:ShutdownTimeoutSeconds=${SHUTDOWN_S}`, `--Hub:AccessKey=${ACCESS_KEY}`, '--Http:TrustedProxies=127.0.0.1'];
 
 describe('drain timeline (preStop → SIGTERM → drain → exit), real hub processes behind the gateway', () => {
@@ -108,10 +110,11 @@ describe('drain timeline (preStop → SIGTERM → drain → exit), real hub proc
     // Exits cleanly within preStop + shutdown timeout (the scaled 55 s).
     const exit = await victim.exited;
     expect(exit.code).toBe(0);
-    // Exit code 0: everything stopped within Host:ShutdownTimeoutSeconds, nothing was abandoned.
-    // The process itself is gone within that timeout of SIGTERM, so within preStop + timeout of
-    // the deletion (the scaled 55 s; the test's own preStop wait may run late on a loaded machine).
-    expect(exitedAt - sigtermAt, `SIGTERM came ${sigtermAt - deletedAt} ms after deletion`).toBeLessThan(SHUTDOWN_S * 1000);
+    // Exit code 0: everything stopped within Host:ShutdownTimeoutSeconds (the host abandons the rest
+    // and exits 1 otherwise). The process is gone within that timeout of SIGTERM, give or take the
+    // time a loaded machine takes to end a process and tell us: the slack the real timeline keeps
+    // between 55 s and the SIGKILL at 60 s.
+    expect(exitedAt - sigtermAt, `SIGTERM came ${sigtermAt - deletedAt} ms after deletion`).toBeLessThan(SHUTDOWN_S * 1000 + GRACE_SLACK_MS);
     probe.destroy();
   }, 60_000);
 });
