@@ -5,25 +5,13 @@ import type { ApiDescription } from '../host/openapi/api-description.js';
 import type { EndpointGroup } from '../host/pipeline/endpoint-builder.js';
 import { Results } from '../host/pipeline/results.js';
 import { toWireReading } from '../protocol/reading.js';
+import { READING_SCHEMA } from '../protocol/reading-schema.js';
 import { currentTenant } from '../security/tenant-context.js';
 
 interface ListArgs {
   limit: number;
   cursor: string | undefined;
 }
-
-const READING = {
-  type: 'object',
-  required: ['tenantId', 'deviceId', 'seq', 'ts', 'receivedAt', 'data'],
-  properties: {
-    tenantId: { type: 'string' },
-    deviceId: { type: 'string' },
-    seq: { type: 'integer' },
-    ts: { type: 'integer', description: 'epoch ms' },
-    receivedAt: { type: 'integer', description: 'epoch ms' },
-    data: { type: 'object' },
-  },
-} as const;
 
 /** The OpenAPI description of the list (its binder below predates the schema binder and says the same). */
 const DEVICES_LIST_API: ApiDescription = {
@@ -48,7 +36,7 @@ const DEVICES_LIST_API: ApiDescription = {
             items: {
               type: 'object',
               required: ['deviceId', 'lastSeen', 'last'],
-              properties: { deviceId: { type: 'string' }, lastSeen: { type: 'integer', description: 'epoch ms' }, last: { oneOf: [READING, { type: 'null' }] } },
+              properties: { deviceId: { type: 'string' }, lastSeen: { type: 'integer', description: 'epoch ms' }, last: { oneOf: [READING_SCHEMA, { type: 'null' }] } },
             },
           },
           nextCursor: { type: ['string', 'null'] },

@@ -10,7 +10,7 @@ import { buildOpenApiDocument, type ApiGroup } from '../host/openapi/openapi-doc
  * The public API's version: the major is the URI version (`/v1/…`); a minor is added for every
  * backward-compatible change (README "Versioning"). `npm run api:check` diffs against the last published one.
  */
-export const PUBLIC_API_VERSION = '1.1.0';
+export const PUBLIC_API_VERSION = '1.2.0';
 
 export function openApiDocument(endpoints: readonly Endpoint[], group: ApiGroup): Record<string, unknown> {
   return buildOpenApiDocument(endpoints, group, {
@@ -18,7 +18,7 @@ export function openApiDocument(endpoints: readonly Endpoint[], group: ApiGroup)
     version: PUBLIC_API_VERSION,
     description:
       group === 'public'
-        ? 'The customer surface of Telemetry Hub: devices, orders and the profile. Errors are application/problem+json with a catalogued code.'
+        ? 'The customer surface of Telemetry Hub: devices and their history, orders and the profile. Errors are application/problem+json with a catalogued code.'
         : 'Every endpoint of the hub; those without a description are listed with their method and path only.',
     contact: { name: 'Telemetry Hub', url: 'https://telemetry-hub.dev' },
     serverUrl: '/',
