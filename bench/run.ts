@@ -4,6 +4,7 @@ import { benchOptions } from './harness/options.js';
 import { portOpen } from './harness/port-open.js';
 import { renderMarkdown, renderText, type Table } from './harness/table.js';
 import { runFanoutCase, type Broker, type FanoutCase } from './scenarios/fanout.js';
+import { cacheTable, runCache } from './scenarios/cache.js';
 import { runHttp } from './scenarios/http.js';
 import { runIdleMemory, type MemoryResult } from './scenarios/idle-memory.js';
 import { inProcessTable, runInProcess } from './scenarios/in-process.js';
@@ -14,7 +15,7 @@ import { fanoutTable, goalsTable, httpTable, ingestTable, memoryTable } from './
 import { TARGETS, type Target } from './scenarios/targets.js';
 
 /**
- * `npm run bench [-- --quick] [--only=fanout,memory,http,ingest,inprocess,history] [--targets=hub-wps,ws-frame]
+ * `npm run bench [-- --quick] [--only=fanout,memory,http,ingest,inprocess,history,cache] [--targets=hub-wps,ws-frame]
  * [--sizes=1000] [--brokers=mosquitto] [--fixed-only]`: every scenario in one run on one machine, the hub side by side with its
  * anchors, printed as tables of ratios. `--quick` is the CI smoke run: tiny N, short windows,
  * the same code paths and table shape; it asserts no timing and exits 1 only when a scenario
@@ -23,7 +24,7 @@ import { TARGETS, type Target } from './scenarios/targets.js';
 const argv = process.argv.slice(2);
 const flag = (name: string) => argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
 const opts = benchOptions(argv.includes('--quick'));
-const only = new Set((flag('only') ?? 'fanout,memory,http,ingest,inprocess,history').split(','));
+const only = new Set((flag('only') ?? 'fanout,memory,http,ingest,inprocess,history,cache').split(','));
 const onlyTargets = flag('targets')?.split(',');
 const onlyBrokers = flag('brokers')?.split(',');
 if (flag('sizes')) opts.fanoutSizes = flag('sizes')!.split(',').map(Number);
@@ -103,9 +104,21 @@ if (only.has('ingest')) {
 if (only.has('inprocess')) show(inProcessTable(await runInProcess(opts.quick)));
 
 if (only.has('history')) {
-  const history = { ...(await runHistoryIngest(opts, mosquittoUp ? mosquitto : embedded)), series: await runSeriesEngines(opts) };
-  failures += history.ingest.filter((r) => r.error).length + history.series.filter((s) => s.error).length + (history.lag?.error ? 1 : 0);
-  for (const t of historyTables(opts, history)) show(t);
+  const t0 = Date.now();
+  const ingested = await runHistoryIngest(opts, mosquittoUp ? mosquitto : embedded);
+  console.log(`history ingestion and writer lag (${((Date.now() - t0) / 1000).toFixed(0)} s)`);
+  const [ingestRows, lagRows] = historyTables(opts, { ...ingested, series: [] });
+  show(ingestRows!);
+  show(lagRows!);
+  const series = await runSeriesEngines(opts);
+  failures += ingested.ingest.filter((r) => r.error).length + series.filter((s) => s.error).length + (ingested.lag?.error ? 1 : 0);
+  show(historyTables(opts, { ...ingested, series })[2]!);
+}
+
+if (only.has('cache')) {
+  const cache = await runCache(opts);
+  failures += cache.gets.filter((g) => g.error).length + (cache.upload.error ? 1 : 0);
+  show(cacheTable(opts, cache));
 }
 
 show(goalsTable(opts, { fanout, memory, http, ingest }));

@@ -19,6 +19,8 @@ interface HubArgs {
   clientId: string;
   /** More `--Section:Key=value` overrides, e.g. a log level. */
   extraArgs?: string[];
+  /** Devices of tenant `bench` remembered before the run (for GET /v1/devices). */
+  seedDevices?: number;
   /** Store readings (History:Enabled); off unless a scenario measures history. */
   history?: boolean;
 }
@@ -72,6 +74,10 @@ const app = composeApplication(config, createRootLogger(config), (a) => {
 });
 if (!app.web.endpoints.some((e) => e.template.text === '/client/hubs/{hub}')) throw new Error('the host maps no /client/hubs/{hub}');
 await app.host.start();
+for (let i = 0; i < (args.seedDevices ?? 0); i++) {
+  const now = Date.now();
+  app.telemetry.registry.record({ tenantId: BENCH.tenant, deviceId: `dev-${String(i).padStart(4, '0')}`, seq: 1, ts: now, receivedAt: now, data: { temperature: 21.5, humidity: 40.1 } });
+}
 
 // Ready for the benchmark only once ingestion holds its broker subscription (MQTT: SUBACK received).
 const deadline = Date.now() + 15_000;

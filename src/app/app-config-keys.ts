@@ -1,5 +1,7 @@
 import { BACKPLANE_KEYS } from '../backplane/backplane-keys.js';
 import { DATABASE_KEYS } from '../db/database-keys.js';
+import { CACHE_KEYS } from '../cache/cache-keys.js';
+import { FIRMWARE_KEYS } from '../firmware/firmware-keys.js';
 import { HISTORY_KEYS } from '../history/history-keys.js';
 import { HOST_KEYS } from '../host/config/host-keys.js';
 import type { KeyDefinition } from '../host/config/key-definition.js';
@@ -22,6 +24,8 @@ export const APP_CONFIG_KEYS: readonly KeyDefinition[] = [
   ...HUB_KEYS,
   ...SECURITY_KEYS,
   ...SIMULATOR_KEYS,
+  ...CACHE_KEYS,
+  ...FIRMWARE_KEYS,
   ...DATABASE_KEYS,
   ...HISTORY_KEYS,
   ...ORDERS_KEYS,

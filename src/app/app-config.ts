@@ -60,6 +60,11 @@ export interface AppConfig extends HostConfig {
   readonly throttle: { readonly maxPerSecondPerDevice: number };
   readonly simulator: { readonly devices: number; readonly tenant: string; readonly rate: number };
   readonly cors: { readonly allowedOrigins: readonly string[] };
+  readonly cache: {
+    readonly output: { readonly maxEntries: number; readonly maxEntryBytes: number };
+    readonly data: { readonly maxEntries: number };
+  };
+  readonly firmware: { readonly storagePath: string; readonly tempPath: string; readonly maxUploadBytes: number };
   readonly database: DatabaseConfig;
   readonly history: HistoryConfig;
   readonly orders: OrdersConfig;
@@ -121,6 +126,11 @@ export function toAppConfig(resolved: ResolvedConfig): AppConfig {
     throttle: { maxPerSecondPerDevice: v('Throttle:MaxPerSecondPerDevice') },
     simulator: { devices: v('Simulator:Devices'), tenant: v('Simulator:Tenant'), rate: v('Simulator:Rate') },
     cors: { allowedOrigins: v('Cors:AllowedOrigins') },
+    cache: {
+      output: { maxEntries: v('OutputCache:MaxEntries'), maxEntryBytes: v('OutputCache:MaxEntryBytes') },
+      data: { maxEntries: v('DataCache:MaxEntries') },
+    },
+    firmware: { storagePath: v('Storage:Path'), tempPath: v('Storage:TempPath'), maxUploadBytes: v('Firmware:MaxUploadBytes') },
     database: toDatabaseConfig(resolved),
     history: toHistoryConfig(resolved),
     orders: toOrdersConfig(resolved),

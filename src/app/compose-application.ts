@@ -22,6 +22,10 @@ import { createOrderServices, mapBusinessEndpoints, type OrderServices } from '.
 import { deprecationHeaders } from '../host/openapi/deprecation-headers.js';
 import { mapSocketIoEndpoints } from './socketio-endpoints.js';
 import { useSecurity } from './security-wiring.js';
+import { useCaching } from './cache-wiring.js';
+import { wireFirmware } from './firmware-wiring.js';
+import type { CacheService } from '../cache/cache-service.js';
+import type { FirmwareService } from '../firmware/firmware-service.js';
 import { wireServerless } from './serverless-wiring.js';
 import { createTelemetryServices, type TelemetryServices } from './telemetry-services.js';
 import { createDatabaseService } from './database-wiring.js';
@@ -48,6 +52,9 @@ export interface Application {
   verifier: JwtVerifier;
   /** Admits every WebSocket handshake, socket.io's and Web PubSub's: per-address rate, pending cap. */
   upgrades: UpgradeGuard;
+  /** The output cache's store and the data cache (Redis when configured, else memory). */
+  caches: CacheService;
+  firmware: FirmwareService;
   /** Hosted services before the server; added to the host in this order when composing ends. */
   services: HostedService[];
 }
@@ -78,6 +85,7 @@ export function composeApplication(config: AppConfig, log: Logger, extend?: (app
   const web = new WebApplication({ development: config.isDevelopment });
   useSecurity(web, config, verifier, clock);
   web.use(deprecationHeaders());
+  const caches = useCaching(web, config, clock, log);
   mapHealthEndpoints(web.routes, health);
 
   let pipeline: RequestDelegate | undefined;
@@ -90,8 +98,8 @@ export function composeApplication(config: AppConfig, log: Logger, extend?: (app
     development: config.isDevelopment,
     limits: config.http,
     resolveOrigin: createOriginResolver(config.http),
-    // socket.io's engine reads its long-polling bodies itself.
-    streamedBodyPrefixes: ['/socket.io/'],
+    // socket.io's engine reads its long-polling bodies itself; firmware uploads are read as they arrive.
+    streamedBodyPrefixes: ['/socket.io/', '/v1/firmware/'],
   });
   const server = new HttpServerService({ fastify, log: httpLog, port: config.http.port, host: config.http.host });
 
@@ -146,10 +154,11 @@ export function composeApplication(config: AppConfig, log: Logger, extend?: (app
   const orders = createOrderServices(config, db.database, log, clock, health);
   mapBusinessEndpoints(web.routes, config, db.database, orders.relay);
   mapOpenApiEndpoints(web.routes, web.endpoints, { internal: config.environment !== 'Production' });
+  const firmware = wireFirmware(web.routes.group('/v1'), config, caches, clock, db.database);
   const dashboard = mapDashboardEndpoints(web.routes);
   if (dashboard.files === 0) log.warn({ dir: DASHBOARD_DIR }, 'dashboard not built; / answers 404');
 
-  const app: Application = { config, clock, host, web, health, server, telemetry, database: db.database, history, orders, verifier, upgrades, services: [db, ...(history ? [history.service(telemetry.registry)] : []), ...orders.services, ...telemetry.services] };
+  const app: Application = { config, clock, host, web, health, server, telemetry, database: db.database, history, orders, verifier, upgrades, caches, firmware, services: [db, caches, ...(history ? [history.service(telemetry.registry)] : []), ...orders.services, ...telemetry.services] };
   wireServerless(app, log);
   extend?.(app);
   pipeline = web.build();

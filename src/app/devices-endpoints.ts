@@ -1,5 +1,7 @@
 import type { DeviceRegistry } from '../hub/device-registry.js';
 import { InvalidCursorError } from '../hub/invalid-cursor-error.js';
+import type { OutputCachePolicy } from '../cache/output-cache-policy.js';
+import type { ResponseCachePolicy } from '../cache/response-caching.js';
 import { Errors } from '../host/errors.js';
 import type { ApiDescription } from '../host/openapi/api-description.js';
 import type { EndpointGroup } from '../host/pipeline/endpoint-builder.js';
@@ -12,6 +14,15 @@ interface ListArgs {
   limit: number;
   cursor: string | undefined;
 }
+
+/**
+ * Dashboards poll the device list: one answer per tenant and page serves every poll for a second
+ * (the list holds each device's last reading, so it is never older than that).
+ */
+export const DEVICES_LIST_POLICY: OutputCachePolicy = { name: 'devices-list', durationMs: 1000, varyByQuery: ['limit', 'cursor'] };
+
+/** Per-user data: the client may keep it but revalidates every time (ETag → 304 when unchanged). */
+const DEVICES_RESPONSE_POLICY: ResponseCachePolicy = { scope: 'private', maxAgeSeconds: 0 };
 
 /** The OpenAPI description of the list (its binder below predates the schema binder and says the same). */
 const DEVICES_LIST_API: ApiDescription = {
@@ -64,7 +75,6 @@ export function mapDeviceEndpoints(v1: EndpointGroup, registry: DeviceRegistry):
             nextCursor: page.nextCursor,
           },
           200,
-          { 'cache-control': 'private, no-store' },
         );
       } catch (err) {
         if (err instanceof InvalidCursorError) return Results.problem(Errors.DEVICES_BAD_CURSOR, 'The cursor is not one this API returned.');
@@ -72,7 +82,7 @@ export function mapDeviceEndpoints(v1: EndpointGroup, registry: DeviceRegistry):
       }
     },
     {
-      metadata: { api: DEVICES_LIST_API },
+      metadata: { api: DEVICES_LIST_API, outputCache: DEVICES_LIST_POLICY.name, responseCache: DEVICES_RESPONSE_POLICY },
       bind: ({ query }) => {
         const rawLimit = query.get('limit');
         const limit = rawLimit === null ? 100 : Number(rawLimit);

@@ -141,6 +141,15 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
     await run(app, ctx, development, requestLog);
     if (ctx.response.hijacked) return reply.hijack();
     addSecurityHeaders(ctx.response.headers, ctx.isHttps);
+    if (refusedMidBody(ctx) && raw.socket instanceof NetSocket) {
+      // A streamed body refused before it all arrived (413 mid-upload, 401 …): the rest is unwanted.
+      // Answer, drop what still comes for the linger, close; reading it all would cost the whole upload.
+      void reply.hijack();
+      const body = ctx.response.body;
+      const bytes = typeof body === 'string' || Buffer.isBuffer(body) ? body : null;
+      answerAndClose(raw.socket, rawResponseBytes(ctx.response.status, ctx.response.headers, bytes), { drain: raw, lingerMs: limits.closeLingerMs });
+      return;
+    }
     reply.code(ctx.response.status);
     for (const [name, value] of ctx.response.headers) reply.header(name, value);
     if (closing) reply.header('connection', 'close');
@@ -176,6 +185,11 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
   });
 
   return fastify;
+}
+
+/** An error answer to a request whose body the endpoint read itself and had not received in full. */
+function refusedMidBody(ctx: HttpContext): boolean {
+  return ctx.body === undefined && ctx.response.status >= 400 && ctx.upgrade === undefined && !ctx.raw.complete && !ctx.raw.readableEnded;
 }
 
 /** Runs the pipeline; whatever escapes it becomes a 500 problem. Logs one line per request. */

@@ -4,8 +4,14 @@ import type { ResponseState } from '../pipeline/http-context.js';
 
 /** Answers an upgrade request that the pipeline refused (401, 404, 429 …) and closes the socket. */
 export function writeRawResponse(socket: Duplex, response: ResponseState): void {
+  let body = response.body;
+  if (body !== null && typeof body === 'object' && !Buffer.isBuffer(body)) {
+    // A refused upgrade answers with a small problem; a stream has no place on this socket.
+    body.destroy();
+    body = null;
+  }
   if (!socket.writable) return;
-  socket.end(rawResponseBytes(response.status, response.headers, response.body));
+  socket.end(rawResponseBytes(response.status, response.headers, body));
 }
 
 /** A whole HTTP/1.1 response with `connection: close`, for writing straight to a socket. */

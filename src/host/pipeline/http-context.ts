@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
-import type { Duplex } from 'node:stream';
+import type { Duplex, Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import type { Endpoint } from './endpoint.js';
 
@@ -7,7 +7,8 @@ import type { Endpoint } from './endpoint.js';
 export class ResponseState {
   status = 200;
   readonly headers = new Map<string, string | string[]>();
-  body: string | Buffer | null = null;
+  /** A Readable is streamed to the client (large files); only strings and buffers can be cached. */
+  body: string | Buffer | Readable | null = null;
   /** Set when an endpoint took over the raw response or socket (WebSocket upgrade). */
   hijacked = false;
 
@@ -26,6 +27,7 @@ export class ResponseState {
   clear(): void {
     this.status = 200;
     this.headers.clear();
+    if (this.body !== null && typeof this.body === 'object' && !Buffer.isBuffer(this.body)) this.body.destroy();
     this.body = null;
   }
 }

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Readable } from 'node:stream';
 import type { ErrorDefinition } from '../errors.js';
 import { problem, problemFromError, PROBLEM_CONTENT_TYPE } from '../problem.js';
 import type { HttpContext } from './http-context.js';
@@ -56,6 +57,21 @@ export class ProblemResult implements Result {
   }
 }
 
+/** A body streamed to the client as it is read (a large file); never buffered, never output-cached. */
+export class StreamResult implements Result {
+  constructor(
+    readonly body: Readable,
+    readonly status = 200,
+    readonly headers: Record<string, string> = {},
+  ) {}
+
+  execute(ctx: HttpContext): void {
+    ctx.response.status = this.status;
+    for (const [k, v] of Object.entries(this.headers)) ctx.response.setHeader(k, v);
+    ctx.response.body = this.body;
+  }
+}
+
 /** The endpoint already answered on the raw request or socket. */
 export class HandledResult implements Result {
   readonly status = 101;
@@ -88,6 +104,7 @@ export const Results = {
   text: (body: string, status = 200, contentType = 'text/plain; charset=utf-8') =>
     new BytesResult(body, status, { 'content-type': contentType }),
   bytes: (body: string | Buffer, headers: Record<string, string>, status = 200) => new BytesResult(body, status, headers),
+  stream: (body: Readable, headers: Record<string, string>, status = 200) => new StreamResult(body, status, headers),
   status: (status: number, headers?: Record<string, string>) => new BytesResult(null, status, headers),
   problem: (definition: ErrorDefinition, detail?: string, extensions?: Record<string, unknown>, headers?: Record<string, string>) =>
     new ProblemResult(definition, detail ?? definition.title, extensions, headers),
