@@ -57,7 +57,8 @@ const fanout: FanoutCase[] = [];
 if (only.has('fanout')) {
   const plan: { broker: Broker; n: number; target: Target }[] = [];
   const all = Object.values(TARGETS);
-  const core = all.filter((t) => t.id !== 'ws-send');
+  // ws-send and the telemetry-on rows only at the largest N: they compare with a row there.
+  const core = all.filter((t) => t.id !== 'ws-send' && !t.id.endsWith('-otel'));
   const largest = Math.max(...opts.fanoutSizes);
   if (mosquittoUp) {
     for (const n of opts.fanoutSizes) for (const t of n === largest ? all : core) plan.push({ broker: mosquitto, n, target: t });
