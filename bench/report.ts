@@ -113,17 +113,25 @@ export function goalsTable(
   const brokerId = ok.some((c) => c.broker.id === 'mosquitto') ? 'mosquitto' : 'embedded';
   const cpuAt = (c: FanoutCase | undefined) => c?.fixed[1]?.cpuUsPerMsg;
   const anchorCase = (c: FanoutCase, id: Target['id']) => ok.find((a) => a.target.id === id && a.broker.id === c.broker.id && a.n === c.n);
-  for (const c of ok.filter((c) => !c.target.anchor && c.broker.id === brokerId)) {
+  const withTelemetry = (c: FanoutCase) => c.target.id.endsWith('-otel');
+  for (const c of ok.filter((c) => !c.target.anchor && !withTelemetry(c) && c.broker.id === brokerId)) {
     const where = `${c.target.label}, N=${c.n}`;
     goal(`delivered vs raw ws (${where})`, ratio(c.best?.delivered, anchorMax(ok, c, 'ws-frame')), 0.8, true, fmt.ratio, ratio(cpuAt(anchorCase(c, 'ws-frame')), cpuAt(c)));
     goal(`delivered vs socket.io rooms (${where})`, ratio(c.best?.delivered, anchorMax(ok, c, 'sio-rooms')), 1.5, true, fmt.ratio, ratio(cpuAt(anchorCase(c, 'sio-rooms')), cpuAt(c)));
     goal(`p99 ms at ${k(opts.fixedRates[0])} delivered/s (${where})`, c.fixed[0]?.latency.p99, 15, false, fmt.ms);
+  }
+  // Telemetry on (metrics, traces at 1 %) vs the same hub with it off: at most 5 % dearer.
+  for (const c of ok.filter(withTelemetry)) {
+    const off = ok.find((o) => o.target.id === c.target.id.replace(/-otel$/, '') && o.broker.id === c.broker.id && o.n === c.n);
+    goal(`telemetry on vs off (${c.target.label}, N=${c.n})`, ratio(c.best?.delivered, off?.best?.delivered), 0.95, true, fmt.ratio, ratio(cpuAt(off), cpuAt(c)));
   }
   const ws = all.memory.find((r) => r.target.id === 'ws-frame')?.rssMbPer1000;
   for (const r of all.memory.filter((r) => !r.target.anchor && !r.error)) goal(`idle memory vs raw ws (${r.target.label})`, ratio(r.rssMbPer1000, ws), 1.1, false);
   const fastify = all.http.find((r) => r.label === 'bare fastify')?.requestsPerSecond;
   const hub = all.http.find((r) => r.label === 'hub host pipeline' && r.path === '/bench/json')?.requestsPerSecond;
   if (all.http.length) goal('HTTP full pipeline vs bare fastify', ratio(hub, fastify), 0.8, true);
+  const hubTelemetry = all.http.find((r) => r.label === 'hub host pipeline, telemetry on')?.requestsPerSecond;
+  if (all.http.length) goal('HTTP telemetry on vs off (hub host pipeline)', ratio(hubTelemetry, hub), 0.95, true);
   const bare = all.ingest.find((r) => r.label.startsWith('bare'));
   const ours = all.ingest.find((r) => r.label.startsWith('hub'));
   if (all.ingest.length) goal('ingestion vs mqtt.js ceiling', ratio(ours?.max, bare?.max), 0.8, true, fmt.ratio, ratio(bare?.cpuUsPerReading, ours?.cpuUsPerReading));

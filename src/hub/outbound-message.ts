@@ -10,6 +10,7 @@ export class HubOutboundMessage implements OutboundMessage {
   #codecId: string | undefined = undefined;
   #encoded: unknown = undefined;
   #more: Map<string, unknown> | undefined = undefined;
+  traceparent: string | undefined = undefined;
 
   constructor(
     readonly source: MessageSource,
@@ -47,5 +48,7 @@ export class HubOutboundMessage implements OutboundMessage {
  */
 export function readingMessage(reading: Reading): HubOutboundMessage {
   const group = deviceGroup(reading.tenantId, reading.deviceId);
-  return new HubOutboundMessage({ kind: 'group', group }, 'json', toWireReading(reading), group, 'reading');
+  const message = new HubOutboundMessage({ kind: 'group', group }, 'json', toWireReading(reading), group, 'reading');
+  message.traceparent = reading.traceparent;
+  return message;
 }

@@ -1,4 +1,4 @@
-import amqp, { type Channel, type ChannelModel, type ConfirmChannel, type ConsumeMessage } from 'amqplib';
+import type { Channel, ChannelModel, ConfirmChannel, ConsumeMessage } from 'amqplib';
 import type { Logger } from 'pino';
 import { Backoff } from '../ingest/mqtt/backoff.js';
 import type { Consumer, ConsumeOptions, Delivery, MessageHandler, MessageQueue, OutgoingMessage, QueueOptions } from './message-queue.js';
@@ -48,6 +48,8 @@ export class RabbitMqQueue implements MessageQueue {
   }
 
   async #open(): Promise<ChannelModel> {
+    // Loaded on first use: a hub on the in-process queue never pays for it at start.
+    const { default: amqp } = await import('amqplib');
     const connection = await amqp.connect(this.url, { timeout: TIMEOUT_MS });
     connection.on('error', (err: Error) => this.log.warn({ err: err.message }, 'rabbitmq connection error'));
     connection.on('close', () => {
