@@ -160,7 +160,8 @@ export function goalsTable(
     rows.push([what, `${atLeast ? '≥' : '≤'} ${show(target)}`, show(value), check(value, target, atLeast), cpu === undefined ? '–' : fmt.ratio(cpu), cpu === undefined ? '' : check(cpu, target, atLeast)]);
   const ok = all.fanout.filter((c) => !c.error);
   const brokerId = ok.some((c) => c.broker.id === 'mosquitto') ? 'mosquitto' : 'embedded';
-  const hubCases = ok.filter((c) => !c.target.anchor && c.broker.id === brokerId);
+  const withTelemetry = (c: FanoutCase) => c.target.id.endsWith('-otel');
+  const hubCases = ok.filter((c) => !c.target.anchor && !withTelemetry(c) && c.broker.id === brokerId);
   for (const c of hubCases.filter((c) => c.target.id === 'hub-wps')) {
     goal(`hub Web PubSub vs raw ws prebuilt frame, N=${c.n}`, 1.0, true, maxRatio(ok, c, 'ws-frame'), cpuRatio(ok, c, 'ws-frame'));
     goal(`hub Web PubSub vs µWebSockets pub/sub, N=${c.n}`, 0.75, true, maxRatio(ok, c, 'uws'), cpuRatio(ok, c, 'uws'));
@@ -181,6 +182,14 @@ export function goalsTable(
   const fastify = all.http.find((r) => r.label === 'bare fastify')?.requestsPerSecond;
   const hub = all.http.find((r) => r.label === 'hub host pipeline' && r.path === '/bench/json')?.requestsPerSecond;
   if (all.http.length) goal('HTTP GET through the full pipeline (request log on) vs bare fastify', 0.8, true, ratio(hub, fastify));
+  // Telemetry on (metrics, traces at 1 %) vs the same hub with it off: at most 5 % dearer.
+  for (const c of ok.filter(withTelemetry)) {
+    const off = ok.find((o) => o.target.id === c.target.id.replace(/-otel$/, '') && o.broker.id === c.broker.id && o.n === c.n);
+    const cpuAt = (x: FanoutCase | undefined) => x?.fixed[1]?.cpuUsPerMsg;
+    goal(`telemetry on vs off (${c.target.label}, N=${c.n})`, 0.95, true, off && !off.capped && !c.capped ? ratio(c.best?.delivered, off.best?.delivered) : undefined, ratio(cpuAt(off), cpuAt(c)));
+  }
+  const hubTelemetry = all.http.find((r) => r.label === 'hub host pipeline, telemetry on')?.requestsPerSecond;
+  if (all.http.length) goal('HTTP telemetry on vs off (hub host pipeline)', 0.95, true, ratio(hubTelemetry, hub));
   const bare = all.ingest.find((r) => r.label.startsWith('bare'));
   const ours = all.ingest.find((r) => r.label.startsWith('hub'));
   if (all.ingest.length) {

@@ -1,6 +1,7 @@
 import { withChildren } from '../harness/child-process.js';
 import type { Spread } from '../harness/repeat.js';
 import type { BenchOptions } from '../harness/options.js';
+import { TELEMETRY_ON_ARGS } from '../harness/otlp-sink.js';
 import { hubArgs, serverExecArgv } from './targets.js';
 
 export interface HttpResult {
@@ -41,6 +42,8 @@ export async function runHttp(opts: BenchOptions): Promise<HttpResult[]> {
       args: { ...hubArgs(5)(undefined), extraArgs: ['--Logging:LogLevel:Default=Warning'] },
       paths: ['/bench/json'],
     },
+    // OpenTelemetry on: a server span per request (1 % sampled), the duration histogram, exported.
+    { label: 'hub host pipeline, telemetry on', process: 'hub-server', args: { ...hubArgs(5)(undefined), extraArgs: TELEMETRY_ON_ARGS }, paths: ['/bench/json'] },
   ];
   const results: HttpResult[] = [];
   await withChildren(async (start) => {

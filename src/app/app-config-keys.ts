@@ -10,6 +10,7 @@ import { ORDERS_KEYS } from '../orders/orders-keys.js';
 import { INGESTION_KEYS } from '../ingest/ingestion-keys.js';
 import { SECURITY_KEYS } from '../security/security-keys.js';
 import { SIMULATOR_KEYS } from '../simulator/simulator-keys.js';
+import { TELEMETRY_KEYS } from '../telemetry/telemetry-keys.js';
 
 /**
  * Every key the app reads: the host's own, then each area's, declared next to its code. Validated
@@ -29,4 +30,5 @@ export const APP_CONFIG_KEYS: readonly KeyDefinition[] = [
   ...DATABASE_KEYS,
   ...HISTORY_KEYS,
   ...ORDERS_KEYS,
+  ...TELEMETRY_KEYS,
 ];

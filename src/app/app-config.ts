@@ -4,6 +4,7 @@ import type { EventTenancy } from '../ingest/eventhubs/event-tenancy.js';
 import { toDatabaseConfig, type DatabaseConfig } from '../db/database-keys.js';
 import { toHistoryConfig, type HistoryConfig } from '../history/history-keys.js';
 import { toOrdersConfig, type OrdersConfig } from '../orders/orders-keys.js';
+import { toTelemetryConfig, type TelemetryConfig } from '../telemetry/telemetry-keys.js';
 
 /**
  * The resolved configuration of the whole app (APP_CONFIG_KEYS), frozen. Passed down; nothing below
@@ -68,6 +69,8 @@ export interface AppConfig extends HostConfig {
   readonly database: DatabaseConfig;
   readonly history: HistoryConfig;
   readonly orders: OrdersConfig;
+  /** `Telemetry:*`: OpenTelemetry export, subscribed sources, sampling. */
+  readonly telemetry: TelemetryConfig;
 }
 
 function deepFreeze<T>(o: T): T {
@@ -134,6 +137,7 @@ export function toAppConfig(resolved: ResolvedConfig): AppConfig {
     database: toDatabaseConfig(resolved),
     history: toHistoryConfig(resolved),
     orders: toOrdersConfig(resolved),
+    telemetry: toTelemetryConfig(v),
   };
   return deepFreeze(config);
 }

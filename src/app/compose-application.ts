@@ -8,7 +8,7 @@ import { createOriginResolver } from '../host/http/public-origin.js';
 import { HttpServerService } from '../host/http/http-server-service.js';
 import { Host } from '../host/lifecycle/host.js';
 import type { HostedService } from '../host/lifecycle/hosted-service.js';
-import { categoryLogger } from '../host/logging.js';
+import { categoryLogger, forwardLogLines } from '../host/logging.js';
 import { redactText } from '../host/config/redact-secrets.js';
 import type { RequestDelegate } from '../host/pipeline/middleware.js';
 import { WebApplication } from '../host/pipeline/web-application.js';
@@ -32,6 +32,8 @@ import { createDatabaseService } from './database-wiring.js';
 import { createHistory, type History } from './history-wiring.js';
 import { mapHistoryEndpoints } from './history-endpoints.js';
 import type { Database } from '../db/database.js';
+import { wireOpenTelemetry } from './otel-wiring.js';
+import type { Telemetry } from '../telemetry/telemetry.js';
 
 export interface Application {
   config: AppConfig;
@@ -48,6 +50,8 @@ export interface Application {
   history: History | undefined;
   /** The queue, outbox relay and worker of the orders API. */
   orders: OrderServices;
+  /** OpenTelemetry (`Telemetry:*`): named sources, off unless an exporter is configured. */
+  otel: Telemetry;
   /** Verifies user tokens; the same verifier guards HTTP endpoints and socket connections. */
   verifier: JwtVerifier;
   /** Admits every WebSocket handshake, socket.io's and Web PubSub's: per-address rate, pending cap. */
@@ -67,6 +71,8 @@ export interface Application {
 export function composeApplication(config: AppConfig, log: Logger, extend?: (app: Application) => void, clock: Clock = systemClock): Application {
   const host = new Host({ logger: categoryLogger(log, config, 'Host'), shutdownTimeoutMs: config.host.shutdownTimeoutMs });
   const health = new HealthChecks({ timeoutMs: config.health.checkTimeoutMs, clock });
+  const otel = wireOpenTelemetry(config, health);
+  if (otel.recordsLogs) forwardLogLines(log, (line) => otel.log(line));
   health.add({ name: 'self', tags: ['live'], check: () => ({ status: 'Healthy' }) });
   health.add({
     name: 'host',
@@ -100,6 +106,7 @@ export function composeApplication(config: AppConfig, log: Logger, extend?: (app
     resolveOrigin: createOriginResolver(config.http),
     // socket.io's engine reads its long-polling bodies itself; firmware uploads are read as they arrive.
     streamedBodyPrefixes: ['/socket.io/', '/v1/firmware/'],
+    traceRequest: otel.requestTracer,
   });
   const server = new HttpServerService({ fastify, log: httpLog, port: config.http.port, host: config.http.host });
 
@@ -113,6 +120,7 @@ export function composeApplication(config: AppConfig, log: Logger, extend?: (app
     host.lifetime,
     clock,
     history && { accepted: (reading) => history.writer.offer(reading), reader: history.reader },
+    otel.telemetry,
   );
   health.add({
     name: 'ingestion',
@@ -143,6 +151,7 @@ export function composeApplication(config: AppConfig, log: Logger, extend?: (app
     authenticate: (token) => verifier.verify(token),
     log: categoryLogger(log, config, 'Hub.SocketIo'),
     clock,
+    deliveries: telemetry.deliveries.socketio,
   });
   mapSocketIoEndpoints(web.routes, socketIo, upgrades);
   server.onClosing(() => {
@@ -158,7 +167,8 @@ export function composeApplication(config: AppConfig, log: Logger, extend?: (app
   const dashboard = mapDashboardEndpoints(web.routes);
   if (dashboard.files === 0) log.warn({ dir: DASHBOARD_DIR }, 'dashboard not built; / answers 404');
 
-  const app: Application = { config, clock, host, web, health, server, telemetry, database: db.database, history, orders, verifier, upgrades, caches, firmware, services: [db, caches, ...(history ? [history.service(telemetry.registry)] : []), ...orders.services, ...telemetry.services] };
+  // Telemetry first, so the host stops it last: the spans and metrics of the shutdown leave too.
+  const app: Application = { config, clock, host, web, health, server, telemetry, database: db.database, history, orders, verifier, upgrades, caches, firmware, otel: otel.telemetry, services: [otel.telemetry.service, db, caches, ...(history ? [history.service(telemetry.registry)] : []), ...orders.services, ...telemetry.services] };
   wireServerless(app, log);
   extend?.(app);
   pipeline = web.build();

@@ -33,6 +33,7 @@ export function wireServerless(app: Application, log: Logger): void {
     maxPayloadBytes: config.hub.maxMessageBytes,
     log: categoryLogger(log, config, 'Hub.WebPubSub'),
     clock: app.clock,
+    deliveries: telemetry.deliveries.webpubsub,
   });
   app.server.onClosing(() => endpoint.closeAll());
 

@@ -20,6 +20,13 @@ import { ReadingPipeline } from '../ingest/reading-pipeline.js';
 import type { IngestionSource } from '../ingest/source.js';
 import type { Reading } from '../protocol/reading.js';
 import { SimulatorService } from '../simulator/simulator-service.js';
+import type { DeliveryRecorder } from '../hub/delivery-recorder.js';
+import { instrumentBackplane } from '../telemetry/backplane-telemetry.js';
+import { HubTelemetry } from '../telemetry/hub-telemetry.js';
+import { IngestionTelemetry } from '../telemetry/ingestion-telemetry.js';
+import { Sources } from '../telemetry/source-names.js';
+import { Telemetry } from '../telemetry/telemetry.js';
+import { recordThrottle } from '../telemetry/throttle-telemetry.js';
 
 export interface TelemetryServices {
   hub: Hub;
@@ -32,6 +39,8 @@ export interface TelemetryServices {
   pipeline: ReadingPipeline;
   ingestion: IngestionService;
   broker: EmbeddedBroker | undefined;
+  /** Per transport, what its connections tell telemetry; undefined when `TelemetryHub.Hub` is not subscribed. */
+  deliveries: { socketio: DeliveryRecorder | undefined; webpubsub: DeliveryRecorder | undefined };
   /** In start order: backplane, broker, hub, checkpoint store, ingestion, simulator. */
   services: HostedService[];
 }
@@ -47,6 +56,7 @@ export function createTelemetryServices(
   lifetime: ApplicationLifetime,
   clock: Clock,
   history?: { accepted(reading: Reading): void; reader: HistoryReader },
+  otel: Telemetry = Telemetry.off,
 ): TelemetryServices {
   const registry = new DeviceRegistry({ maxDevices: config.hub.maxDevices, maxDevicesPerTenant: config.hub.maxDevicesPerTenant });
   const backplane = config.redisUrl
@@ -55,8 +65,9 @@ export function createTelemetryServices(
   // Every instance subscribes to every MQTT topic, so MQTT readings are delivered by each instance
   // to its own clients; only partitioned sources (Event Hubs) need the backplane for readings.
   const partitioned = config.eventHubs.connectionString !== undefined;
+  const backplaneSource = otel.source(Sources.backplane);
   const hub = new Hub({
-    ...(backplane ? { backplane } : {}),
+    ...(backplane ? { backplane: backplaneSource ? instrumentBackplane(backplane, backplaneSource) : backplane } : {}),
     readingsFanOut: partitioned ? 'backplane' : 'local',
     maxGroupsPerConnection: config.hub.maxGroupsPerConnection,
     maxConnectionsPerUser: config.hub.maxConnectionsPerUser,
@@ -67,14 +78,24 @@ export function createTelemetryServices(
   const reader = history?.reader ?? memory!;
   const accepted = history ? (reading: Reading) => history.accepted(reading) : (reading: Reading) => memory!.record(reading);
   const catchUp = new CatchUp({ hub, history: reader, max: config.hub.catchUpMax, log: categoryLogger(log, config, 'Hub') });
+  const hubSource = otel.source(Sources.hub);
+  const hubTelemetry = hubSource ? new HubTelemetry(hubSource, { hub, clock }) : undefined;
+  const publish = hub.publishReading.bind(hub);
   const pipeline = new ReadingPipeline({
     registry,
-    publish: hub.publishReading.bind(hub),
+    publish: hubTelemetry ? hubTelemetry.publish(publish) : publish,
     logger: categoryLogger(log, config, 'Ingestion'),
     clock,
     maxPerSecond: config.throttle.maxPerSecondPerDevice,
     accepted,
   });
+
+  const throttleSource = otel.source(Sources.ingestion);
+  if (throttleSource) recordThrottle(throttleSource, () => pipeline.stats());
+  const mqttSource = otel.source(Sources.mqtt);
+  const mqttTelemetry = mqttSource ? new IngestionTelemetry(mqttSource, { spanName: 'process tenants/{tenantId}/devices/{deviceId}/telemetry' }) : undefined;
+  const eventHubsSource = otel.source(Sources.eventHubs);
+  const eventHubsTelemetry = eventHubsSource ? new IngestionTelemetry(eventHubsSource, { spanName: 'process eventhubs' }) : undefined;
 
   const services: HostedService[] = [];
   // `Ingestion:Mqtt:Embedded` (Development's default when no broker is configured) runs the closed
@@ -100,9 +121,10 @@ export function createTelemetryServices(
   });
 
   const sources: IngestionSource[] = [];
-  if (broker) sources.push(new EmbeddedBrokerSource({ broker, log: categoryLogger(log, config, 'Ingestion.Mqtt') }));
+  const mqtt = (source: IngestionSource) => sources.push(mqttTelemetry ? mqttTelemetry.instrument(source) : source);
+  if (broker) mqtt(new EmbeddedBrokerSource({ broker, log: categoryLogger(log, config, 'Ingestion.Mqtt') }));
   if (config.mqtt.url !== undefined) {
-    sources.push(
+    mqtt(
       new MqttSource({
         url: () => config.mqtt.url!,
         clientId: config.mqtt.clientId,
@@ -123,20 +145,19 @@ export function createTelemetryServices(
   if (config.eventHubs.connectionString) {
     const checkpoints = new CheckpointStoreService(config.redisUrl);
     services.push(checkpoints);
-    sources.push(
-      new EventHubsSource({
-        connectionString: config.eventHubs.connectionString,
-        ...(config.eventHubs.name ? { eventHubName: config.eventHubs.name } : {}),
-        consumerGroup: config.eventHubs.consumerGroup,
-        checkpointStore: checkpoints.store,
-        tenancy: config.eventHubs.tenancy,
-        loadBalancingOptions: {
-          updateIntervalInMs: config.eventHubs.loadBalancingIntervalMs,
-          partitionOwnershipExpirationIntervalInMs: config.eventHubs.ownershipExpirationMs,
-        },
-        logger: categoryLogger(log, config, 'Ingestion.EventHubs'),
-      }),
-    );
+    const eventHubs = new EventHubsSource({
+      connectionString: config.eventHubs.connectionString,
+      ...(config.eventHubs.name ? { eventHubName: config.eventHubs.name } : {}),
+      consumerGroup: config.eventHubs.consumerGroup,
+      checkpointStore: checkpoints.store,
+      tenancy: config.eventHubs.tenancy,
+      loadBalancingOptions: {
+        updateIntervalInMs: config.eventHubs.loadBalancingIntervalMs,
+        partitionOwnershipExpirationIntervalInMs: config.eventHubs.ownershipExpirationMs,
+      },
+      logger: categoryLogger(log, config, 'Ingestion.EventHubs'),
+    });
+    sources.push(eventHubsTelemetry ? eventHubsTelemetry.instrument(eventHubs) : eventHubs);
   }
   const ingestion = new IngestionService({ sources, pipeline, lifetime, log: categoryLogger(log, config, 'Ingestion') });
   services.push(ingestion);
@@ -161,5 +182,6 @@ export function createTelemetryServices(
       }),
     );
   }
-  return { hub, backplane, registry, history: reader, catchUp, pipeline, ingestion, broker, services };
+  const deliveries = { socketio: hubTelemetry?.deliveries('socketio'), webpubsub: hubTelemetry?.deliveries('webpubsub') };
+  return { hub, backplane, registry, history: reader, catchUp, pipeline, ingestion, broker, deliveries, services };
 }

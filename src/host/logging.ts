@@ -24,12 +24,46 @@ export function createRootLogger(
   // Field paths catch secrets we can name; the scrubber catches the configured secret values (and
   // connection-string passwords) wherever else they turn up, e.g. inside a library's error message.
   const scrub = createScrubber(config.secrets ?? []);
+  const tap: LogTap = { forward: undefined };
   const options = {
     level: config.logging.defaultLevel,
     base: undefined,
     redact: { paths: REDACT, censor: '[redacted]' },
-    hooks: { streamWrite: scrub },
+    hooks: {
+      streamWrite: (line: string) => {
+        const out = scrub(line);
+        tap.forward?.(out);
+        return out;
+      },
+    },
   };
+  const root = createLogger(config, options, destination);
+  taps.set(root, tap);
+  return root;
+}
+
+interface LogTap {
+  forward: ((line: string) => void) | undefined;
+}
+
+const taps = new WeakMap<Logger, LogTap>();
+
+/**
+ * Hands every line the root logger writes (redacted and scrubbed, as JSON) to `forward` as well,
+ * e.g. to export it as an OpenTelemetry log record. False when `root` is not a root logger made here.
+ */
+export function forwardLogLines(root: Logger, forward: (line: string) => void): boolean {
+  const tap = taps.get(root);
+  if (tap === undefined) return false;
+  tap.forward = forward;
+  return true;
+}
+
+function createLogger(
+  config: Pick<HostConfig, 'isDevelopment' | 'logging'>,
+  options: pino.LoggerOptions<never>,
+  destination: NodeJS.WritableStream | undefined,
+): Logger {
   if (config.isDevelopment && !destination) {
     // In-process pretty printing (no worker thread): start-up and shutdown lines are never lost.
     return pino(options, pretty({ colorize: process.stdout.isTTY, translateTime: 'HH:MM:ss.l', ignore: 'pid,hostname' }));

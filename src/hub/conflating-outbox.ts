@@ -1,3 +1,4 @@
+import type { DeliveryRecorder } from './delivery-recorder.js';
 import type { OutboundMessage } from './types.js';
 
 export interface ConflatingOutboxOptions {
@@ -8,6 +9,8 @@ export interface ConflatingOutboxOptions {
   write(message: OutboundMessage): boolean;
   /** Messages without a conflation key held while the transport is full. Default 1000. */
   maxUnkeyed?: number;
+  /** Deliveries, conflations and overflow, for telemetry. Default: none. */
+  recorder?: DeliveryRecorder | undefined;
 }
 
 /**
@@ -28,6 +31,7 @@ export class ConflatingOutbox {
 
   readonly #write: (message: OutboundMessage) => boolean;
   readonly #maxUnkeyed: number;
+  readonly #recorder: DeliveryRecorder | undefined;
   /**
    * Pending messages in arrival order. A Map keeps a replaced key in its first position;
    * unkeyed messages get numeric keys, which never collide with string conflation keys.
@@ -44,6 +48,7 @@ export class ConflatingOutbox {
   constructor(options: ConflatingOutboxOptions) {
     this.#write = options.write;
     this.#maxUnkeyed = options.maxUnkeyed ?? 1000;
+    this.#recorder = options.recorder;
   }
 
   /** Messages waiting for the transport. */
@@ -68,6 +73,7 @@ export class ConflatingOutbox {
     if (this.#overflowed) return 'overflow';
     if (!this.#full) {
       this.#full = !this.#write(message);
+      this.#recorder?.written(message);
       return 'written';
     }
     const pending = (this.#pending ??= new Map());
@@ -75,11 +81,15 @@ export class ConflatingOutbox {
     if (key !== undefined) {
       const replaced = pending.has(key);
       pending.set(key, message);
-      if (replaced) this.conflated++;
+      if (replaced) {
+        this.conflated++;
+        this.#recorder?.conflated();
+      }
       return replaced ? 'conflated' : 'queued';
     }
     if (this.#unkeyed >= this.#maxUnkeyed) {
       this.#overflowed = true;
+      this.#recorder?.overflowed();
       this.clear();
       return 'overflow';
     }
@@ -96,7 +106,9 @@ export class ConflatingOutbox {
     for (const [key, message] of pending) {
       pending.delete(key);
       if (typeof key === 'number') this.#unkeyed--;
-      if (!this.#write(message)) {
+      const more = this.#write(message);
+      this.#recorder?.written(message);
+      if (!more) {
         this.#full = true;
         this.#settle();
         return;

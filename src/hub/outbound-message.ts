@@ -10,6 +10,7 @@ export class HubOutboundMessage implements OutboundMessage {
   #codecId: string | undefined = undefined;
   #encoded: unknown = undefined;
   #more: Map<string, unknown> | undefined = undefined;
+  traceparent: string | undefined = undefined;
 
   constructor(
     readonly source: MessageSource,
@@ -46,5 +47,7 @@ export class HubOutboundMessage implements OutboundMessage {
  * contract's Reading without `traceparent`; readings of one device conflate with each other.
  */
 export function readingMessage(reading: Reading, group = deviceGroup(reading.tenantId, reading.deviceId)): HubOutboundMessage {
-  return new HubOutboundMessage({ kind: 'group', group }, 'json', toWireReading(reading), group, 'reading');
+  const message = new HubOutboundMessage({ kind: 'group', group }, 'json', toWireReading(reading), group, 'reading');
+  message.traceparent = reading.traceparent;
+  return message;
 }

@@ -36,6 +36,8 @@ export interface OutboundMessage {
   readonly conflationKey: string | undefined;
   /** Undefined means `message`. */
   readonly kind?: MessageKind;
+  /** W3C traceparent of the send that carries a reading: socket writes continue its trace. */
+  readonly traceparent?: string | undefined;
   encoded<T>(codec: MessageCodec<T>): T;
 }
 

@@ -28,6 +28,7 @@ export class HealthChecks {
   readonly #checks: HealthCheck[] = [];
   readonly #timeoutMs: number;
   readonly #clock: Clock;
+  readonly #observers: ((report: HealthReport) => void)[] = [];
 
   /** `clock` times the checks and their timeouts; default the system clock. */
   constructor(options: { timeoutMs: number; clock?: Clock }) {
@@ -41,11 +42,18 @@ export class HealthChecks {
     return this;
   }
 
+  /** Called with every report a probe produced (telemetry counts the results). */
+  observe(observer: (report: HealthReport) => void): void {
+    this.#observers.push(observer);
+  }
+
   async run(tag: string): Promise<HealthReport> {
     const selected = this.#checks.filter((c) => c.tags.includes(tag));
     const checks = await Promise.all(selected.map((c) => this.#runOne(c)));
     const status = checks.reduce<HealthStatus>((worst, c) => (RANK[c.status] > RANK[worst] ? c.status : worst), 'Healthy');
-    return { status, checks };
+    const report = { status, checks };
+    for (const observer of this.#observers) observer(report);
+    return report;
   }
 
   async #runOne(check: HealthCheck): Promise<HealthReport['checks'][number]> {

@@ -8,10 +8,11 @@ import { problem, PROBLEM_CONTENT_TYPE } from '../problem.js';
 import { HttpContext } from '../pipeline/http-context.js';
 import type { RequestDelegate } from '../pipeline/middleware.js';
 import { writeErrorProblem } from '../pipeline/results.js';
-import { continueTrace } from '../trace-context.js';
+import { newTraceId, traceIdOf } from '../trace-context.js';
 import { answerAndClose } from './lingering-close.js';
 import { createOriginResolver, type OriginResolver } from './public-origin.js';
 import { rawResponseBytes, writeRawResponse } from './raw-response.js';
+import { untracedRequest, type RequestTrace, type RequestTracer } from './request-trace.js';
 import { addSecurityHeaders } from './security-headers.js';
 
 export interface HttpServerOptions {
@@ -26,8 +27,11 @@ export interface HttpServerOptions {
   /**
    * Paths (prefixes ending in `/`) whose request bodies the endpoint reads from the raw request
    * itself (socket.io's long-polling): Fastify leaves them unread, and `ctx.body` is undefined.
+   * `/` leaves every body unread (a proxy streams them on).
    */
   streamedBodyPrefixes?: readonly string[];
+  /** Starts each request's trace (a server span when HTTP telemetry is on); default: trace id only. */
+  traceRequest?: RequestTracer;
 }
 
 export interface HttpLimits {
@@ -64,6 +68,7 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
   const { app, log, development } = options;
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
   const resolveOrigin = options.resolveOrigin ?? createOriginResolver();
+  const traceRequest = options.traceRequest ?? untracedRequest;
   const fastify = Fastify({
     logger: false,
     bodyLimit: options.bodyLimitBytes,
@@ -88,7 +93,9 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
 
   // Bodies arrive as bytes; each endpoint's binder decides what it accepts (415 is a routing outcome).
   fastify.removeAllContentTypeParsers();
-  fastify.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+  const streamEverything = options.streamedBodyPrefixes?.includes('/') === true;
+  if (streamEverything) fastify.addContentTypeParser('*', (_req, _payload, done) => done(null, undefined));
+  else fastify.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
 
   // Set when the server starts closing: from then on every response closes its connection, so an
   // in-flight request on a kept-alive connection does not hold the drain open until keep-alive ends.
@@ -108,14 +115,14 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
   fastify.setErrorHandler((error: Error & { statusCode?: number; code?: string }, request, reply) => {
     // Reached only for what Fastify rejects before our pipeline: oversized or malformed bodies.
     const definition = rejectionFor(error.statusCode);
-    const trace = continueTrace(request.headers.traceparent);
+    const traceId = traceIdOf(request.headers);
     const body = problem(definition, definition.status === 500 ? 'An unexpected error occurred.' : error.message, {
       instance: request.url.split('?')[0]!,
-      traceId: trace.traceId,
+      traceId,
     });
     // The same one line per request as the pipeline writes; no endpoint was selected.
     log.info(
-      { method: request.method, route: null, status: definition.status, durationMs: Math.round(reply.elapsedTime * 100) / 100, traceId: trace.traceId, code: error.code },
+      { method: request.method, route: null, status: definition.status, durationMs: Math.round(reply.elapsedTime * 100) / 100, traceId, code: error.code },
       'request',
     );
     const headers = new Map<string, string>([['content-type', PROBLEM_CONTENT_TYPE]]);
@@ -135,10 +142,10 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
   const requestLog = log.child({}, { redact: [] });
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
     const raw = request.raw;
-    const trace = continueTrace(raw.headers.traceparent);
+    const trace = traceRequest(raw);
     const body = Buffer.isBuffer(request.body) ? request.body : undefined;
     const ctx = new HttpContext(raw, { url: raw.url ?? '/', body, traceId: trace.traceId, log, resolveOrigin, rawResponse: reply.raw });
-    await run(app, ctx, development, requestLog);
+    await run(app, ctx, development, requestLog, trace);
     if (ctx.response.hijacked) return reply.hijack();
     addSecurityHeaders(ctx.response.headers, ctx.isHttps);
     if (refusedMidBody(ctx) && raw.socket instanceof NetSocket) {
@@ -159,7 +166,7 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
   // Methods outside METHODS (TRACE, PROPFIND …) reach Fastify's not-found handler: they too go
   // through the pipeline, which answers 405 with Allow (or 404) as problem+json.
   fastify.setNotFoundHandler(handler);
-  for (const prefix of options.streamedBodyPrefixes ?? []) {
+  for (const prefix of streamEverything ? [] : (options.streamedBodyPrefixes ?? [])) {
     // Content-type parsers are scoped to a plugin: this one leaves the body in the raw request.
     void fastify.register(async (scope) => {
       scope.removeAllContentTypeParsers();
@@ -175,9 +182,9 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
     // A socket error during or after the upgrade must never reach the process as an unhandled event.
     // One listener for all sockets: a closure here would keep each connection's request context alive.
     socket.on('error', onUpgradeSocketError);
-    const trace = continueTrace(req.headers.traceparent);
+    const trace = traceRequest(req);
     const ctx = new HttpContext(req, { url: req.url ?? '/', body: undefined, traceId: trace.traceId, log, upgrade: { socket, head }, resolveOrigin });
-    void run(app, ctx, development, requestLog).then(() => {
+    void run(app, ctx, development, requestLog, trace).then(() => {
       if (ctx.response.hijacked) return;
       addSecurityHeaders(ctx.response.headers, ctx.isHttps);
       writeRawResponse(socket, ctx.response);
@@ -193,7 +200,7 @@ function refusedMidBody(ctx: HttpContext): boolean {
 }
 
 /** Runs the pipeline; whatever escapes it becomes a 500 problem. Logs one line per request. */
-async function run(app: RequestDelegate, ctx: HttpContext, development: boolean, requestLog: Logger): Promise<void> {
+async function run(app: RequestDelegate, ctx: HttpContext, development: boolean, requestLog: Logger, trace: RequestTrace): Promise<void> {
   try {
     await app(ctx);
   } catch (error) {
@@ -206,23 +213,24 @@ async function run(app: RequestDelegate, ctx: HttpContext, development: boolean,
   const res = ctx.rawResponse;
   const handedOff = ctx.response.hijacked && ctx.upgrade === undefined && res !== undefined;
   // A response handed to another handler (a long poll) has its status only once it is written.
-  if (handedOff && !res.writableFinished) res.once('close', () => logRequest(requestLog, ctx, res.headersSent ? res.statusCode : null));
-  else logRequest(requestLog, ctx, handedOff ? res!.statusCode : ctx.response.hijacked ? 101 : ctx.response.status);
+  if (handedOff && !res.writableFinished) res.once('close', () => endRequest(requestLog, ctx, res.headersSent ? res.statusCode : null, trace));
+  else endRequest(requestLog, ctx, handedOff ? res!.statusCode : ctx.response.hijacked ? 101 : ctx.response.status, trace);
 }
 
-function logRequest(requestLog: Logger, ctx: HttpContext, status: number | null): void {
+/** The one request line, and the end of the request's span. */
+function endRequest(requestLog: Logger, ctx: HttpContext, status: number | null, trace: RequestTrace): void {
+  const outcome = {
+    method: ctx.method,
+    // The template, never the raw path (ids stay out of the log); null when no endpoint fitted.
+    route: ctx.endpoint && !ctx.endpoint.metadata.builtIn ? ctx.endpoint.template.text : null,
+    status,
+    durationMs: Math.round((performance.now() - ctx.startedAt) * 100) / 100,
+  };
   requestLog.info(
-    {
-      method: ctx.method,
-      // The template, never the raw path (ids stay out of the log); null when no endpoint fitted.
-      route: ctx.endpoint && !ctx.endpoint.metadata.builtIn ? ctx.endpoint.template.text : null,
-      endpoint: ctx.endpoint?.displayName ?? null,
-      status,
-      durationMs: Math.round((performance.now() - ctx.startedAt) * 100) / 100,
-      traceId: ctx.traceId,
-    },
+    { method: outcome.method, route: outcome.route, endpoint: ctx.endpoint?.displayName ?? null, status, durationMs: outcome.durationMs, traceId: ctx.traceId, ...trace.logFields },
     'request',
   );
+  trace.end(outcome);
 }
 
 /**
@@ -244,7 +252,7 @@ function answerClientError(error: Error & { code?: string }, socket: Duplex, log
       : definition === Errors.HTTP_REQUEST_TIMEOUT
         ? 'The request did not arrive in time.'
         : 'The request is not valid HTTP.';
-  const traceId = continueTrace(undefined).traceId;
+  const traceId = newTraceId();
   log.info({ method: null, route: null, status: definition.status, traceId, code: error.code }, 'request');
   const body = JSON.stringify(problem(definition, detail, { instance: '', traceId }));
   const headers = new Map<string, string>([['content-type', PROBLEM_CONTENT_TYPE]]);

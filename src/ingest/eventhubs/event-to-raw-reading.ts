@@ -30,7 +30,8 @@ export function eventToRawReading(event: EventFields, tenancy: EventTenancy): Ra
     deviceId,
     payload: toBytes(event.body),
   };
-  const traceparent = stringOrUndefined(properties.traceparent);
+  // `Diagnostic-Id` is where the Azure SDKs (and IoT Hub) put the W3C traceparent.
+  const traceparent = stringOrUndefined(properties.traceparent) ?? stringOrUndefined(properties['Diagnostic-Id']);
   if (traceparent !== undefined) raw.traceparent = traceparent;
   // +1: partition sequence numbers start at 0, reading seq at 1.
   if (typeof event.sequenceNumber === 'number') raw.sequence = event.sequenceNumber + 1;

@@ -1,6 +1,7 @@
 import type { Duplex } from 'node:stream';
 import type { Socket } from 'socket.io';
 import { ConflatingOutbox } from '../../hub/conflating-outbox.js';
+import type { DeliveryRecorder } from '../../hub/delivery-recorder.js';
 import type { CloseReason, HubConnection, OutboundMessage } from '../../hub/types.js';
 import { writeCorked } from '../tick-cork.js';
 import { socketIoWireCodec } from './socketio-codec.js';
@@ -36,10 +37,11 @@ export class SocketIoConnection implements HubConnection {
     readonly userId: string | undefined,
     readonly tenantId: string | undefined,
     onSlow: (conn: SocketIoConnection) => void,
+    recorder?: DeliveryRecorder,
   ) {
     this.id = socket.id;
     this.#socket = socket;
-    this.#outbox = new ConflatingOutbox({ write: (m) => this.#write(m) });
+    this.#outbox = new ConflatingOutbox({ write: (m) => this.#write(m), recorder });
     this.#onSlow = onSlow;
   }
 

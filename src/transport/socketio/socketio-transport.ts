@@ -7,6 +7,7 @@ import { Server, type Socket } from 'socket.io';
 import type { Clock } from '../../host/clock.js';
 import type { CatchUp } from '../../hub/catch-up.js';
 import type { DeviceRegistry } from '../../hub/device-registry.js';
+import type { DeliveryRecorder } from '../../hub/delivery-recorder.js';
 import type { Hub } from '../../hub/hub.js';
 import { jsonValueTooDeep, MAX_JSON_DEPTH } from '../../protocol/json-depth.js';
 import { deviceGroup, isValidId, toWireReading } from '../../protocol/reading.js';
@@ -21,6 +22,8 @@ export interface SocketIoTransportOptions {
   /** Verifies a user token; the same verifier guards HTTP endpoints. */
   authenticate(token: string): Promise<{ ok: true; principal: Principal } | { ok: false; reason: string }>;
   log: Logger;
+  /** Deliveries of this transport, for telemetry. Default: none. */
+  deliveries?: DeliveryRecorder | undefined;
   /** Times token expiry; default the system clock. */
   clock?: Clock;
   /** Replays what a `subscribe` with `since` missed; without it such a subscribe is refused. */
@@ -153,7 +156,7 @@ export class SocketIoTransport {
       const connection = new SocketIoConnection(socket, principal.sub, principal.tenantId, (slow) => {
         log.warn({ connectionId: slow.id }, 'socket.io client too slow; disconnecting');
         slow.close('policy');
-      });
+      }, this.#options.deliveries);
       // Checked in the middleware already; another connection of the user may have won the race since.
       if (hub.tryAddConnection(connection) !== undefined) {
         socket.emit('hub_closed', { reason: 'policy', code: HUB_ERR.limit });

@@ -2,6 +2,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocket } from 'ws';
 import type { Clock, TimerHandle } from '../../host/clock.js';
 import { ConflatingOutbox } from '../../hub/conflating-outbox.js';
+import type { DeliveryRecorder } from '../../hub/delivery-recorder.js';
 import type { CloseReason, HubConnection, OutboundMessage } from '../../hub/types.js';
 import type { ClientAccessClaims } from '../../protocol/webpubsub/access-token.js';
 import { webPubSubJsonCodec, webPubSubSimpleCodec } from '../../protocol/webpubsub/message-codec.js';
@@ -16,6 +17,8 @@ import { writeCorked } from '../tick-cork.js';
 import { webSocketJsonFrameCodec, webSocketProtobufFrameCodec } from './web-socket-frame-codec.js';
 
 export interface WebPubSubConnectionOptions {
+  /** Deliveries of this transport, for telemetry. Default: none. */
+  readonly deliveries?: DeliveryRecorder | undefined;
   readonly id: string;
   readonly kind: ProtocolKind;
   readonly claims: ClientAccessClaims;
@@ -79,7 +82,7 @@ export class WebPubSubConnection implements HubConnection {
     this.reconnectionToken = options.reconnectionToken;
     this.#frames = controlFramesFor(options.kind);
     this.#binary = isProtobuf(options.kind);
-    this.#outbox = new ConflatingOutbox({ write: (m) => this.#write(m), maxUnkeyed: options.maxUnkeyedQueued });
+    this.#outbox = new ConflatingOutbox({ write: (m) => this.#write(m), maxUnkeyed: options.maxUnkeyedQueued, recorder: options.deliveries });
     this.#resend = isReliable(options.kind) ? new ResendBuffer(options.resendMaxMessages, options.resendMaxBytes) : undefined;
   }
 

@@ -6,6 +6,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
 import { systemClock, type Clock, type TimerHandle } from '../../host/clock.js';
 import type { CatchUp } from '../../hub/catch-up.js';
+import type { DeliveryRecorder } from '../../hub/delivery-recorder.js';
 import type { Hub } from '../../hub/hub.js';
 import type { CloseReason } from '../../hub/types.js';
 import type { Reading } from '../../protocol/reading.js';
@@ -52,6 +53,8 @@ export interface WebPubSubEndpointOptions {
   readonly log?: EndpointLog;
   /** Times token expiry, the heartbeat and session retention; default the system clock. */
   readonly clock?: Clock;
+  /** Deliveries of this transport, for telemetry. Default: none. */
+  readonly deliveries?: DeliveryRecorder | undefined;
 }
 
 const NO_LOG: EndpointLog = { debug() {}, info() {}, warn() {} };
@@ -179,6 +182,7 @@ export class WebPubSubEndpoint {
       resendMaxBytes: this.#options.resendMaxBytes ?? DEFAULT_RESEND_MAX_BYTES,
       retentionMs: this.#options.sessionRetentionMs ?? 30_000,
       clock: this.#clock,
+      deliveries: this.#options.deliveries,
       onEnd: (c) => this.#ended(c),
       onWriteError: (c, err) => this.#log.warn({ err, connectionId: c.id }, 'webpubsub message dropped'),
     });
