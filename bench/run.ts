@@ -1,23 +1,24 @@
-import { cpus, totalmem } from 'node:os';
+import { cpus, loadavg, totalmem } from 'node:os';
 import { BENCH } from './harness/bench-config.js';
 import { benchOptions } from './harness/options.js';
 import { portOpen } from './harness/port-open.js';
 import { renderMarkdown, renderText, type Table } from './harness/table.js';
 import { runFanoutCase, type Broker, type FanoutCase } from './scenarios/fanout.js';
+import { combineFanout, combineHttp, combineIngest, combineMemory } from './combine.js';
+import { prepareDatabaseTemplate } from './harness/database-template.js';
+import { allocationTable, fanoutTable, goalsTable, httpTable, ingestTable, memoryTable } from './report.js';
 import { cacheTable, runCache } from './scenarios/cache.js';
-import { runHttp } from './scenarios/http.js';
+import { historyTables, runHistoryIngest, runSeriesEngines } from './scenarios/history.js';
+import { runHttp, type HttpResult } from './scenarios/http.js';
 import { runIdleMemory, type MemoryResult } from './scenarios/idle-memory.js';
 import { inProcessTable, runInProcess } from './scenarios/in-process.js';
-import { runIngestion } from './scenarios/ingestion.js';
+import { runIngestion, type IngestResult } from './scenarios/ingestion.js';
+import { TARGETS, uwsUnavailable, type Target } from './scenarios/targets.js';
 import { CLUSTER_LAYOUTS, clusterTable, runClusterCase, type ClusterCase } from './scenarios/cluster.js';
-import { historyTables, runHistoryIngest, runSeriesEngines } from './scenarios/history.js';
-import { prepareDatabaseTemplate } from './harness/database-template.js';
-import { fanoutTable, goalsTable, httpTable, ingestTable, memoryTable } from './report.js';
-import { TARGETS, type Target } from './scenarios/targets.js';
 
 /**
  * `npm run bench [-- --quick] [--only=fanout,memory,http,ingest,inprocess,history,cache] [--targets=hub-wps,ws-frame]
- * [--sizes=1000] [--brokers=mosquitto] [--fixed-only]`: every scenario in one run on one machine, the hub side by side with its
+ * [--sizes=1000] [--brokers=mosquitto] [--fixed-only] [--repeat=3]`: every scenario in one run on one machine, the hub side by side with its
  * anchors, printed as tables of ratios. `--quick` is the CI smoke run: tiny N, short windows,
  * the same code paths and table shape; it asserts no timing and exits 1 only when a scenario
  * could not run at all.
@@ -29,7 +30,8 @@ const only = new Set((flag('only') ?? 'fanout,memory,http,ingest,inprocess,histo
 const onlyTargets = flag('targets')?.split(',');
 const onlyBrokers = flag('brokers')?.split(',');
 if (flag('sizes')) opts.fanoutSizes = flag('sizes')!.split(',').map(Number);
-if (argv.includes('--fixed-only')) [opts.rampRates, opts.lowRates] = [[], []]; // profiling: fixed rates only
+if (argv.includes('--fixed-only')) [opts.ramp.cap, opts.lowRates] = [0, []]; // profiling: fixed rates only
+if (flag('repeat')) opts.repeat = Math.max(1, Number(flag('repeat')));
 
 const started = Date.now();
 // Every hub under test starts on a copy of one migrated embedded database.
@@ -39,21 +41,36 @@ const mosquitto: Broker = { id: 'mosquitto', url: BENCH.mosquittoUrl };
 const embedded: Broker = { id: 'embedded', url: undefined };
 const machine = `${cpus().length} × ${cpus()[0]?.model.trim() ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB`;
 console.log(`telemetry-hub bench ${opts.quick ? '(quick: smoke run, timings not meaningful)' : ''}`);
-console.log(`machine: ${machine}; node ${process.version}; ${new Date().toISOString()}`);
+console.log(`machine: ${machine}; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}; node ${process.version}; ${new Date().toISOString()}; runs per case: ${opts.repeat}`);
 console.log(
   mosquittoUp
     ? `Mosquitto: up at ${BENCH.mosquittoUrl}`
     : `Mosquitto: NOT reachable at ${BENCH.mosquittoUrl}; using the embedded broker only`,
 );
 
-const wanted = (t: Target) => onlyTargets === undefined || onlyTargets.includes(t.id);
+const uwsMissing = uwsUnavailable();
+if (uwsMissing) console.log(uwsMissing);
+const wanted = (t: Target) => (onlyTargets === undefined || onlyTargets.includes(t.id)) && !(t.id === 'uws' && uwsMissing);
 const tables: Table[] = [];
 let failures = 0;
 const show = (t: Table) => {
   tables.push(t);
   console.log(`\n${renderText(t)}`);
 };
+const rounds = Array.from({ length: opts.repeat }, (_, i) => i);
+const roundNote = (round: number) => (opts.repeat > 1 ? ` [run ${round + 1}/${opts.repeat}]` : '');
+/**
+ * After each round but the last, the tables so far (median of the rounds done), in Markdown: a
+ * long repeated run that must be cut short still leaves its results.
+ */
+const interim = (round: number, make: (o: typeof opts) => Table[]) => {
+  if (round + 1 >= opts.repeat) return;
+  console.log(`\n---- after ${round + 1} of ${opts.repeat} runs ----\n`);
+  for (const t of make({ ...opts, repeat: round + 1 })) console.log(`${renderMarkdown(t)}\n`);
+};
 
+// Repeats go round by round (every case once, then again), so the hub and its anchors meet the
+// same stretches of the shared machine's load; each table reports the median run and the spread.
 const fanout: FanoutCase[] = [];
 if (only.has('fanout')) {
   const plan: { broker: Broker; n: number; target: Target }[] = [];
@@ -68,37 +85,69 @@ if (only.has('fanout')) {
     for (const n of opts.fanoutSizes) for (const t of n === largest ? all : core) plan.push({ broker: embedded, n, target: t });
   }
   const planned = plan.filter((p) => wanted(p.target) && (onlyBrokers === undefined || onlyBrokers.includes(p.broker.id)));
-  for (const { broker, n, target } of planned) {
-    const t0 = Date.now();
-    const c = await runFanoutCase(opts, target, broker, n);
-    if (c.error) failures++;
-    console.log(
-      `fan-out ${broker.id} N=${n} ${target.label}: ${c.error ? `ERROR ${c.error}` : `max ${Math.round(c.best?.delivered ?? 0)}/s; ${c.stop}`} (${((Date.now() - t0) / 1000).toFixed(0)} s)`,
-    );
-    fanout.push(c);
+  const runs: FanoutCase[][] = planned.map(() => []);
+  for (const round of rounds) {
+    for (const [i, { broker, n, target }] of planned.entries()) {
+      const t0 = Date.now();
+      // Heap sampling once per case (first round): it is a profile, not a rate.
+      const c = await runFanoutCase({ ...opts, allocations: opts.allocations && round === 0 }, target, broker, n);
+      if (c.error) failures++;
+      console.log(
+        `fan-out ${broker.id} N=${n} ${target.label}${roundNote(round)}: ${c.error ? `ERROR ${c.error}` : `max ${Math.round(c.best?.delivered ?? 0)}/s; ${c.stop}`} (${((Date.now() - t0) / 1000).toFixed(0)} s)`,
+      );
+      runs[i]!.push(c);
+    }
+    interim(round, (o) => {
+      const cases = runs.map(combineFanout);
+      return [fanoutTable(o, cases), allocationTable(cases), goalsTable(o, { fanout: cases, memory: [], http: [], ingest: [] }, uwsMissing)];
+    });
   }
+  fanout.push(...runs.map(combineFanout));
   show(fanoutTable(opts, fanout));
+  show(allocationTable(fanout));
 }
 
 const memory: MemoryResult[] = [];
 if (only.has('memory')) {
-  for (const id of ['hub-wps', 'hub-sio', 'ws-frame', 'sio-rooms'] as const) {
-    if (!wanted(TARGETS[id])) continue;
-    const r = await runIdleMemory(opts, TARGETS[id]);
-    if (r.error) failures++;
-    memory.push(r);
+  const ids = (['hub-wps', 'hub-sio', 'ws-frame', 'sio-rooms', 'uws'] as const).filter((id) => wanted(TARGETS[id]));
+  const runs: MemoryResult[][] = ids.map(() => []);
+  for (const round of rounds) {
+    for (const [i, id] of ids.entries()) {
+      const r = await runIdleMemory(opts, TARGETS[id]);
+      if (r.error) failures++;
+      console.log(`idle memory ${TARGETS[id].label}${roundNote(round)}: ${r.error ? `ERROR ${r.error}` : `${r.rssMbPer1000?.toFixed(1)} MB RSS / 1000`}`);
+      runs[i]!.push(r);
+    }
+    interim(round, (o) => [memoryTable(o, runs.map(combineMemory))]);
   }
+  memory.push(...runs.map(combineMemory));
   show(memoryTable(opts, memory));
 }
 
-const http = only.has('http') ? await runHttp(opts) : [];
+const http: HttpResult[] = [];
 if (only.has('http')) {
+  const runs: HttpResult[][] = [];
+  for (const round of rounds) {
+    const rows = await runHttp(opts);
+    console.log(`http${roundNote(round)}: ${rows.map((r) => `${r.label} ${r.path} ${r.error ? 'ERROR' : Math.round(r.requestsPerSecond ?? 0)}`).join('; ')}`);
+    rows.forEach((r, i) => (runs[i] ??= []).push(r));
+    interim(round, (o) => [httpTable(o, runs.map(combineHttp))]);
+  }
+  http.push(...runs.map(combineHttp));
   failures += http.filter((r) => r.error).length;
   show(httpTable(opts, http));
 }
 
-const ingest = only.has('ingest') ? await runIngestion(opts, mosquittoUp ? mosquitto : embedded) : [];
+const ingest: IngestResult[] = [];
 if (only.has('ingest')) {
+  const runs: IngestResult[][] = [];
+  for (const round of rounds) {
+    const rows = await runIngestion(opts, mosquittoUp ? mosquitto : embedded);
+    console.log(`ingestion${roundNote(round)}: ${rows.map((r) => `${r.label} ${r.error ? 'ERROR' : `${Math.round(r.max ?? 0)}/s, ${r.cpuUsPerReading?.toFixed(1)} µs`}`).join('; ')}`);
+    rows.forEach((r, i) => (runs[i] ??= []).push(r));
+    interim(round, (o) => [ingestTable(o, runs.map(combineIngest))]);
+  }
+  ingest.push(...runs.map(combineIngest));
   failures += ingest.filter((r) => r.error).length;
   show(ingestTable(opts, ingest));
 }
@@ -140,11 +189,11 @@ if (only.has('cluster')) {
   }
 }
 
-show(goalsTable(opts, { fanout, memory, http, ingest }));
+show(goalsTable(opts, { fanout, memory, http, ingest }, uwsMissing));
 console.log(`\ntotal ${((Date.now() - started) / 1000).toFixed(0)} s${failures ? `; ${failures} scenario(s) could not run` : ''}`);
 if (!opts.quick || argv.includes('--markdown')) {
   console.log(`\n---- Markdown for bench/README.md ----\n`);
-  console.log(`Machine: ${machine}. Node ${process.version}. Date: ${new Date().toISOString().slice(0, 10)}.\n`);
+  console.log(`Machine: ${machine}; load average at the end ${loadavg().map((l) => l.toFixed(1)).join(' ')}. Node ${process.version}. Date: ${new Date().toISOString().slice(0, 10)}. Runs per case: ${opts.repeat}.\n`);
   for (const t of tables) console.log(`${renderMarkdown(t)}\n`);
 }
 process.exitCode = failures > 0 ? 1 : 0;

@@ -22,6 +22,12 @@ export interface StartOptions {
   readyTimeoutMs?: number;
 }
 
+/**
+ * How long a process may take to announce itself. The hub opens its embedded database (PGlite, a
+ * WebAssembly PostgreSQL) at start, which takes seconds on a busy machine.
+ */
+const READY_TIMEOUT_MS = 90_000;
+
 /** Every child still alive: killed by PID when this process exits, however it exits. */
 const live = new Map<number, ChildProcess>();
 let hooked = false;
@@ -134,8 +140,8 @@ export function startChild(name: string, options: StartOptions = {}): Promise<Be
       } catch {
         // gone
       }
-      reject(new Error(`${name} was not ready within ${options.readyTimeoutMs ?? 20_000} ms:\n${err}`));
-    }, options.readyTimeoutMs ?? 20_000);
+      reject(new Error(`${name} was not ready within ${options.readyTimeoutMs ?? READY_TIMEOUT_MS} ms:\n${err}`));
+    }, options.readyTimeoutMs ?? READY_TIMEOUT_MS);
     const onReady = (raw: unknown) => {
       const msg = raw as { type?: string; info?: Record<string, unknown> };
       if (msg.type !== 'ready') return;

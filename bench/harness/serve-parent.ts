@@ -1,4 +1,5 @@
 import { benchClock } from './clock.js';
+import { startHeapSampling, stopHeapSampling } from './heap-sampling.js';
 
 /** A request handler inside a bench process; its result goes back to the orchestrator. */
 export type Handlers = Record<string, (payload: unknown) => unknown>;
@@ -8,7 +9,7 @@ export type Handlers = Record<string, (payload: unknown) => unknown>;
  * `ready` with `info`, and exits when the orchestrator goes away or sends SIGTERM, so no bench
  * process outlives a run. Every process answers `clock` (for offset synchronisation), `cpu` and
  * (µs, with the process's own `at` in ms, so rates do not depend on IPC delays) and `memory`
- * (after GC when started with --expose-gc).
+ * (after GC when started with --expose-gc), and `heapStart`/`heapStop` (sampled bytes allocated).
  */
 export function serveParent(handlers: Handlers, info: Record<string, unknown> = {}): void {
   const all: Handlers = {
@@ -24,6 +25,8 @@ export function serveParent(handlers: Handlers, info: Record<string, unknown> = 
       }
       return { ...process.memoryUsage(), gc: gc !== undefined };
     },
+    heapStart: (payload) => startHeapSampling(1024, (payload as { liveOnly?: boolean } | undefined)?.liveOnly === true),
+    heapStop: () => stopHeapSampling(),
     ...handlers,
   };
   process.on('message', (raw) => {

@@ -106,7 +106,10 @@ export async function runClusterCase(opts: BenchOptions, layout: ClusterLayout, 
 
       await pub.request('rate', { perSecond: opts.fixedRates[0] / fanout });
       await sleep(opts.quick ? 300 : 1500); // warm-up
-      for (const rate of [...opts.fixedRates, ...opts.rampRates]) {
+      // The fixed rates, then +25 % steps up to the ramp's cap.
+      const rates: number[] = [...opts.fixedRates];
+      while (rates.at(-1)! * 1.25 <= opts.ramp.cap) rates.push(Math.round(rates.at(-1)! * 1.25));
+      for (const rate of rates) {
         let s = await step(rate);
         if (!s.pass) {
           await drain();

@@ -2,8 +2,11 @@ import { BENCH } from '../harness/bench-config.js';
 import type { BenchChild } from '../harness/child-process.js';
 import { withChildren } from '../harness/child-process.js';
 import { clockOffset } from '../harness/clock.js';
+import type { HeapSample } from '../harness/heap-sampling.js';
 import type { LatencySummary } from '../harness/histogram.js';
+import type { Spread } from '../harness/repeat.js';
 import { sleep, type BenchOptions } from '../harness/options.js';
+import { rampToFailure, type RampStep } from '../harness/ramp.js';
 import { serverExecArgv, type Target } from './targets.js';
 
 export interface Broker {
@@ -17,7 +20,7 @@ export function publisherCredentials(broker: Broker): { deviceKey?: string } {
   return broker.url === undefined ? { deviceKey: BENCH.deviceKey } : {};
 }
 
-export interface Step {
+export interface Step extends RampStep {
   /** Delivered msgs/s asked for (publish rate × fan-out). */
   target: number;
   /** Delivered msgs/s measured at the subscribers. */
@@ -30,6 +33,14 @@ export interface Step {
   pass: boolean;
 }
 
+export interface Allocation {
+  bytesPerReading: number;
+  bytesPerDelivered: number;
+  fanout: number;
+  totalBytes: number;
+  top: HeapSample['top'];
+}
+
 export interface FanoutCase {
   target: Target;
   broker: Broker;
@@ -37,6 +48,12 @@ export interface FanoutCase {
   fixed: (Step | undefined)[];
   /** The best step meeting p99 ≤ 100 ms and ≥ 97 % delivered. */
   best: Step | undefined;
+  /** The ramp passed its cap (or the publisher's limit): `best` is a floor, not the server's limit; no ratio. */
+  capped: boolean;
+  /** Heap bytes the server allocated per reading and per delivered message at the high fixed rate. */
+  alloc?: Allocation;
+  /** Max rate over repeated runs (the row is the median run). */
+  spread?: Spread;
   /** Why the ramp stopped. */
   stop: string;
   clock: { correctionMs: number; rttMs: number };
@@ -48,11 +65,13 @@ const MIN_DELIVERED = 0.97;
 
 /**
  * One fan-out case: the server under test, N subscribers in a separate process, a publisher in a
- * third. Fixed rates first (p50/p99 at 10k and 20k delivered/s), then the ramp, which stops at the
- * first rate that misses the criteria twice (after draining) or that the chain cannot carry.
+ * third. Fixed rates first (p50/p99 and CPU per message at 10k and 20k delivered/s), optionally a
+ * sampled-heap window at 20k, then the ramp to failure (harness/ramp.ts): a rate misses when it
+ * fails the criteria twice (after draining); the ramp's cap or the publisher's limit marks the
+ * case capped.
  */
 export async function runFanoutCase(opts: BenchOptions, target: Target, broker: Broker, n: number): Promise<FanoutCase> {
-  const result: FanoutCase = { target, broker, n, fixed: [], best: undefined, stop: '', clock: { correctionMs: 0, rttMs: 0 } };
+  const result: FanoutCase = { target, broker, n, fixed: [], best: undefined, capped: false, stop: '', clock: { correctionMs: 0, rttMs: 0 } };
   try {
     await withChildren(async (start) => {
       const server = await start(target.process, {
@@ -92,26 +111,13 @@ export async function runFanoutCase(opts: BenchOptions, target: Target, broker: 
       result.best = first;
       const second = await run.step(high, opts.fixedWindowMs);
       result.fixed.push(second);
-      let current = second.pass ? second : await run.retrying(high, true, opts.fixedWindowMs);
+      const current = second.pass ? second : await run.retrying(high, true, opts.fixedWindowMs);
       if (!second.pass) result.fixed[1] = current;
-      const ramp = [...opts.rampRates];
-      for (;;) {
-        if (!current.pass) {
-          result.stop = `missed at ${fmtRate(current.target)}/s (p99 ${current.latency.p99.toFixed(0)} ms, ${(current.deliveredRatio * 100).toFixed(1)} % delivered)`;
-          break;
-        }
-        if (current.delivered > (result.best?.delivered ?? 0)) result.best = current;
-        if (current.delivered < 0.9 * current.target) {
-          result.stop = `chain saturated at ${fmtRate(current.delivered)}/s (asked ${fmtRate(current.target)}/s)`;
-          break;
-        }
-        const rate = ramp.shift();
-        if (rate === undefined) {
-          result.stop = 'end of ramp';
-          break;
-        }
-        current = await run.retrying(rate);
-      }
+      if (opts.allocations && current.pass) result.alloc = await run.allocations(high);
+      const ramp = await rampToFailure(current, (rate) => run.retrying(rate), opts.ramp, fmtRate);
+      if (ramp.best !== undefined) result.best = ramp.best;
+      result.stop = ramp.stop;
+      result.capped = ramp.capped;
     });
   } catch (err) {
     result.error = (err as Error).message.split('\n')[0];
@@ -166,19 +172,42 @@ class Runner {
     const rate = report.received / report.seconds;
     const published = ((p1.count - p0.count) / (p1.at - p0.at)) * 1000;
     const deliveredRatio = published > 0 ? rate / (published * this.fanout) : 0;
+    const pass = report.latency.p99 <= P99_LIMIT_MS && deliveredRatio >= MIN_DELIVERED && report.closed === 0;
     const step: Step = {
       target: delivered,
+      achieved: rate,
+      why: `p99 ${fmtP99(report.latency.p99)} ms, ${(deliveredRatio * 100).toFixed(1)} % delivered${report.closed ? `, ${report.closed} closed` : ''}`,
       delivered: rate,
       deliveredRatio,
       latency: report.latency,
       cpuUsPerMsg: rate > 0 ? (share(cpu0, cpu1) * 1e6) / rate : NaN,
-      pass: report.latency.p99 <= P99_LIMIT_MS && deliveredRatio >= MIN_DELIVERED && report.closed === 0,
+      pass,
     };
     if (process.env.BENCH_VERBOSE) {
       const cpu = { server: share(cpu0, cpu1).toFixed(2), subs: share(others0[0], others1[0]).toFixed(2), pub: share(others0[1], others1[1]).toFixed(2) };
       console.error(`   step ${delivered}/s → ${JSON.stringify({ ...step, closed: report.closed, cpu })}`);
     }
     return step;
+  }
+
+  /**
+   * Heap bytes the server allocates at `delivered`/s, sampled over one window (after the CPU
+   * measurements, since sampling costs a little): per reading published and per message delivered.
+   */
+  async allocations(delivered: number): Promise<Allocation> {
+    type Count = { count: number; at: number };
+    await this.rate(delivered);
+    await sleep(this.opts.settleMs);
+    await this.subs.request('reset', { correctionMs: this.correctionMs });
+    const p0 = await this.pub.request<Count>('count');
+    await this.server.request('heapStart');
+    await sleep(this.opts.fixedWindowMs / 2);
+    const heap = await this.server.request<HeapSample>('heapStop');
+    const { received } = await this.subs.request<{ received: number }>('report');
+    const p1 = await this.pub.request<Count>('count');
+    const readings = p1.count - p0.count;
+    if (process.env.BENCH_VERBOSE) for (const t of heap.top) console.error(`   alloc ${(t.bytes / readings).toFixed(0)} B/reading  ${t.fn}`);
+    return { bytesPerReading: heap.bytes / readings, bytesPerDelivered: heap.bytes / received, fanout: this.fanout, totalBytes: heap.bytes, top: heap.top };
   }
 
   /** Stops publishing and waits until nothing arrived for 400 ms (≤ 6 s), so the next step starts clean. */
@@ -194,6 +223,11 @@ class Runner {
       last = received;
     }
   }
+}
+
+/** p99 crosses IPC as JSON: with nothing received it is NaN there, null here. */
+function fmtP99(v: number | null): string {
+  return typeof v === 'number' && Number.isFinite(v) ? v.toFixed(0) : 'n/a';
 }
 
 function fmtRate(v: number): string {

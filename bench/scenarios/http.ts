@@ -1,4 +1,5 @@
 import { withChildren } from '../harness/child-process.js';
+import type { Spread } from '../harness/repeat.js';
 import type { BenchOptions } from '../harness/options.js';
 import { TELEMETRY_ON_ARGS } from '../harness/otlp-sink.js';
 import { hubArgs, serverExecArgv } from './targets.js';
@@ -11,6 +12,8 @@ export interface HttpResult {
   p99?: number;
   non2xx?: number;
   errors?: number;
+  /** req/s over repeated runs. */
+  spread?: Spread;
   error?: string;
 }
 

@@ -1,4 +1,6 @@
 import { withChildren } from '../harness/child-process.js';
+import type { HeapSample } from '../harness/heap-sampling.js';
+import type { Spread } from '../harness/repeat.js';
 import { sleep, type BenchOptions } from '../harness/options.js';
 import { serverExecArgv, type Target } from './targets.js';
 
@@ -9,6 +11,8 @@ export interface MemoryResult {
   rssMbPer1000?: number;
   /** V8 heap + external growth per 1000 idle connections, MB (after GC). */
   heapMbPer1000?: number;
+  /** RSS per 1000 over repeated runs. */
+  spread?: Spread;
   error?: string;
 }
 
@@ -34,12 +38,18 @@ export async function runIdleMemory(opts: BenchOptions, target: Target): Promise
       await warm.stop();
       await sleep(500);
       const before = await server.request<Memory>('memory');
+      // BENCH_VERBOSE: what the idle connections hold, by allocating function (sampled, live objects only).
+      if (process.env.BENCH_VERBOSE) await server.request('heapStart', { liveOnly: true });
       if (!before.gc) throw new Error('server runs without --expose-gc');
       const subs = await start('subscribers', { args: subArgs(n) });
       const c = await subs.request<{ failed: number; error?: string }>('connect', { concurrency: 100 }, 180_000);
       if (c.failed > 0) throw new Error(`${c.failed}/${n} subscribers failed: ${c.error}`);
       await sleep(1000);
       const after = await server.request<Memory>('memory');
+      if (process.env.BENCH_VERBOSE) {
+        const heap = await server.request<HeapSample>('heapStop');
+        for (const t of heap.top) console.error(`   holds ${((t.bytes / n) | 0)} B/connection  ${t.fn}`);
+      }
       const per1000 = (bytes: number) => (bytes / MB / n) * 1000;
       return {
         target,

@@ -1,6 +1,8 @@
 import type { BenchChild } from '../harness/child-process.js';
 import { withChildren } from '../harness/child-process.js';
 import { sleep, type BenchOptions } from '../harness/options.js';
+import { rampToFailure, type RampStep } from '../harness/ramp.js';
+import type { Spread } from '../harness/repeat.js';
 import { publisherCredentials, type Broker } from './fanout.js';
 import { hubArgs, serverExecArgv } from './targets.js';
 
@@ -12,11 +14,21 @@ export interface IngestResult {
   stop: string;
   /** Consumer CPU (user + system) per reading taken in at the first rate of the ramp, µs. */
   cpuUsPerReading?: number;
+  /** The ramp passed its cap or the publisher's limit: `max` is a floor; no ratio. */
+  capped?: boolean;
   /** Readings the hub dropped as invalid (must stay 0). */
   dropped?: number;
+  /** max readings/s and CPU per reading over repeated runs. */
+  spread?: Spread;
+  cpuSpread?: Spread;
   error?: string;
   /** History: what the writer stored of what the hub accepted, once the publisher stopped. */
   history?: { accepted: number; written: number; dropped: number; pending: number };
+}
+
+interface IngestStep extends RampStep {
+  received: number;
+  cpuUs: number;
 }
 
 /** Contract default Throttle:MaxPerSecondPerDevice: throttling on, as in production. */
@@ -70,8 +82,8 @@ function hubConsumer(label: string, extraArgs: string[] | (() => string[])): Con
 
 /**
  * Readings/s a consumer takes in from the broker, ramping the publish rate over `ingestDevices`
- * devices until the consumer falls behind (< 97 % of what was published in the window, twice)
- * or the publisher cannot reach the rate.
+ * devices to failure (harness/ramp.ts): until the consumer falls behind (< 97 % of what was
+ * published in the window, twice); a publisher that cannot reach the rate marks the result capped.
  */
 export async function runIngestion(opts: BenchOptions, broker: Broker, consumers: readonly Consumer[] = CONSUMERS): Promise<IngestResult[]> {
   const results: IngestResult[] = [];
@@ -81,7 +93,7 @@ export async function runIngestion(opts: BenchOptions, broker: Broker, consumers
       await withChildren(async (start) => {
         const { child, count } = await consumer.start(start, broker);
         const pub = await start('publisher', { args: [JSON.stringify({ brokerUrl: child.ready.brokerUrl, devices: opts.ingestDevices, ...publisherCredentials(broker) })] });
-        const step = async (rate: number) => {
+        const step = async (rate: number): Promise<IngestStep> => {
           await pub.request('rate', { perSecond: rate });
           await sleep(opts.settleMs);
           type Cpu = NodeJS.CpuUsage & { at: number };
@@ -91,9 +103,18 @@ export async function runIngestion(opts: BenchOptions, broker: Broker, consumers
           const perSecond = (a: Count, b: Count) => ((b.count - a.count) / (b.at - a.at)) * 1000;
           const [received, published] = [perSecond(c0, c1), perSecond(p0, p1)];
           const cpuShare = (cpu1.user - cpu0.user + cpu1.system - cpu0.system) / 1000 / (cpu1.at - cpu0.at);
-          const r = { rate, received, published, ratio: published > 0 ? received / published : 0, cpuUs: received > 0 ? (cpuShare * 1e6) / received : NaN };
+          const ratio = published > 0 ? received / published : 0;
+          const r: IngestStep = {
+            target: rate,
+            // The ramp's measure is the published rate (the load generator's limit); the result, what was taken in.
+            achieved: published,
+            received,
+            pass: ratio >= 0.97,
+            why: `${(ratio * 100).toFixed(1)} % taken in at ${Math.round(published)}/s published`,
+            cpuUs: received > 0 ? (cpuShare * 1e6) / received : NaN,
+          };
           if (process.env.BENCH_VERBOSE) console.error(`   ingest ${consumer.label} ${JSON.stringify(r)}`);
-          return { ...r, pass: r.ratio >= 0.97 };
+          return r;
         };
         const drain = async () => {
           await pub.request('rate', { perSecond: 0 });
@@ -106,26 +127,21 @@ export async function runIngestion(opts: BenchOptions, broker: Broker, consumers
             last = c;
           }
         };
-        await pub.request('rate', { perSecond: opts.ingestRates[0] });
+        const fmtRate = (v: number) => `${Math.round(v)}`;
+        const retrying = async (rate: number): Promise<IngestStep> => {
+          const r = await step(rate);
+          if (r.pass) return r;
+          await drain();
+          return step(rate);
+        };
+        await pub.request('rate', { perSecond: opts.ingestStart });
         await sleep(opts.quick ? 300 : 1000);
-        for (const rate of opts.ingestRates) {
-          let r = await step(rate);
-          if (!r.pass) {
-            await drain();
-            r = await step(rate);
-          }
-          if (rate === opts.ingestRates[0]) result.cpuUsPerReading = r.cpuUs;
-          if (!r.pass) {
-            result.stop = `fell behind at ${Math.round(r.published)}/s published (${(r.ratio * 100).toFixed(1)} % taken in)`;
-            break;
-          }
-          result.max = Math.max(result.max ?? 0, r.received);
-          if (r.published < 0.9 * rate) {
-            result.stop = `publisher-bound at ${Math.round(r.published)}/s`;
-            break;
-          }
-          result.stop = 'end of ramp';
-        }
+        const first = await retrying(opts.ingestStart);
+        result.cpuUsPerReading = first.cpuUs;
+        const ramp = await rampToFailure(first, retrying, opts.ingestRamp, fmtRate);
+        result.max = ramp.best?.received;
+        result.stop = ramp.stop;
+        result.capped = ramp.capped;
         if (consumer.after) {
           await pub.request('rate', { perSecond: 0 });
           Object.assign(result, await consumer.after(child));

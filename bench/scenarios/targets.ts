@@ -1,11 +1,12 @@
+import { createRequire } from 'node:module';
 import type { SubscriberKind } from '../harness/bench-config.js';
 import { TELEMETRY_ON_ARGS } from '../harness/otlp-sink.js';
 
 /** A server under test in the fan-out and memory benchmarks, and how subscribers reach it. */
 export interface Target {
-  id: 'hub-wps' | 'hub-sio' | 'hub-wps-otel' | 'hub-sio-otel' | 'ws-frame' | 'ws-send' | 'sio-rooms';
+  id: 'hub-wps' | 'hub-sio' | 'hub-wps-otel' | 'hub-sio-otel' | 'ws-frame' | 'ws-send' | 'sio-rooms' | 'uws';
   label: string;
-  process: 'hub-server' | 'ws-anchor-server' | 'socketio-anchor-server';
+  process: 'hub-server' | 'ws-anchor-server' | 'socketio-anchor-server' | 'uws-anchor-server';
   kind: SubscriberKind;
   /** The process's JSON argument for a broker (`undefined` = embedded in the process). */
   args(mqttUrl: string | undefined): Record<string, unknown>;
@@ -31,7 +32,21 @@ export const TARGETS: Record<Target['id'], Target> = {
   'ws-frame': { id: 'ws-frame', label: 'raw ws, prebuilt frame', process: 'ws-anchor-server', kind: 'ws', args: (mqttUrl) => ({ mqttUrl, mode: 'frame' }), anchor: true },
   'ws-send': { id: 'ws-send', label: 'raw ws, ws.send(buffer)', process: 'ws-anchor-server', kind: 'ws', args: (mqttUrl) => ({ mqttUrl, mode: 'send' }), anchor: true },
   'sio-rooms': { id: 'sio-rooms', label: 'socket.io rooms', process: 'socketio-anchor-server', kind: 'sio', args: (mqttUrl) => ({ mqttUrl }), anchor: true },
+  uws: { id: 'uws', label: 'µWebSockets pub/sub', process: 'uws-anchor-server', kind: 'ws', args: (mqttUrl) => ({ mqttUrl }), anchor: true },
 };
+
+/**
+ * Why the µWebSockets anchor cannot run here, or undefined when it can: its native addon exists
+ * for some platforms and glibc versions only, and the bench runs without it (with a note).
+ */
+export function uwsUnavailable(): string | undefined {
+  try {
+    createRequire(import.meta.url)('uwebsockets');
+    return undefined;
+  } catch (err) {
+    return `µWebSockets anchor skipped: the uwebsockets package does not load here (${(err as Error).message.split('\n')[0]})`;
+  }
+}
 
 export { hubArgs };
 

@@ -7,6 +7,7 @@ import type { ApiDescription } from '../host/openapi/api-description.js';
 import type { EndpointGroup } from '../host/pipeline/endpoint-builder.js';
 import { Results } from '../host/pipeline/results.js';
 import { toWireReading } from '../protocol/reading.js';
+import { READING_SCHEMA } from '../protocol/reading-schema.js';
 import { currentTenant } from '../security/tenant-context.js';
 
 interface ListArgs {
@@ -22,18 +23,6 @@ export const DEVICES_LIST_POLICY: OutputCachePolicy = { name: 'devices-list', du
 
 /** Per-user data: the client may keep it but revalidates every time (ETag → 304 when unchanged). */
 const DEVICES_RESPONSE_POLICY: ResponseCachePolicy = { scope: 'private', maxAgeSeconds: 0 };
-const READING = {
-  type: 'object',
-  required: ['tenantId', 'deviceId', 'seq', 'ts', 'receivedAt', 'data'],
-  properties: {
-    tenantId: { type: 'string' },
-    deviceId: { type: 'string' },
-    seq: { type: 'integer' },
-    ts: { type: 'integer', description: 'epoch ms' },
-    receivedAt: { type: 'integer', description: 'epoch ms' },
-    data: { type: 'object' },
-  },
-} as const;
 
 /** The OpenAPI description of the list (its binder below predates the schema binder and says the same). */
 const DEVICES_LIST_API: ApiDescription = {
@@ -58,7 +47,7 @@ const DEVICES_LIST_API: ApiDescription = {
             items: {
               type: 'object',
               required: ['deviceId', 'lastSeen', 'last'],
-              properties: { deviceId: { type: 'string' }, lastSeen: { type: 'integer', description: 'epoch ms' }, last: { oneOf: [READING, { type: 'null' }] } },
+              properties: { deviceId: { type: 'string' }, lastSeen: { type: 'integer', description: 'epoch ms' }, last: { oneOf: [READING_SCHEMA, { type: 'null' }] } },
             },
           },
           nextCursor: { type: ['string', 'null'] },

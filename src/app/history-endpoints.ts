@@ -3,6 +3,7 @@ import { Errors } from '../host/errors.js';
 import type { EndpointGroup } from '../host/pipeline/endpoint-builder.js';
 import { Results } from '../host/pipeline/results.js';
 import { bindReadings, bindSeries, encodeCursor, type ReadingsArgs, type SeriesArgs } from '../history/history-params.js';
+import { READINGS_API, SERIES_API } from '../history/history-api.js';
 import { deviceExists, readingsPage, series } from '../history/history-queries.js';
 import { toWireReading } from '../protocol/reading.js';
 import { currentTenant } from '../security/tenant-context.js';
@@ -35,7 +36,7 @@ export function mapHistoryEndpoints(v1: EndpointGroup, database: Database, now: 
       const nextCursor = page.length > args.limit && last !== undefined ? encodeCursor(args.order, last.seq) : null;
       return Results.json({ items: items.map(toWireReading), nextCursor }, 200, NO_STORE);
     },
-    { bind: ({ routeValues, query }) => bindReadings(routeValues.deviceId, query) },
+    { metadata: { api: READINGS_API }, bind: ({ routeValues, query }) => bindReadings(routeValues.deviceId, query) },
   );
 
   v1.get<SeriesArgs>(
@@ -46,6 +47,6 @@ export function mapHistoryEndpoints(v1: EndpointGroup, database: Database, now: 
       if (points === undefined) return notFound(args.deviceId);
       return Results.json({ bucketMs: args.bucketMs, points }, 200, NO_STORE);
     },
-    { bind: ({ routeValues, query }) => bindSeries(routeValues.deviceId, query, now()) },
+    { metadata: { api: SERIES_API }, bind: ({ routeValues, query }) => bindSeries(routeValues.deviceId, query, now()) },
   );
 }

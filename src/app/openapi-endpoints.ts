@@ -10,7 +10,7 @@ import { buildOpenApiDocument, type ApiGroup } from '../host/openapi/openapi-doc
  * The public API's version: the major is the URI version (`/v1/…`); a minor is added for every
  * backward-compatible change (README "Versioning"). `npm run api:check` diffs against the last published one.
  */
-export const PUBLIC_API_VERSION = '1.1.0';
+export const PUBLIC_API_VERSION = '1.2.0';
 
 export function openApiDocument(endpoints: readonly Endpoint[], group: ApiGroup): Record<string, unknown> {
   return buildOpenApiDocument(endpoints, group, {
@@ -18,7 +18,7 @@ export function openApiDocument(endpoints: readonly Endpoint[], group: ApiGroup)
     version: PUBLIC_API_VERSION,
     description:
       group === 'public'
-        ? 'The customer surface of Telemetry Hub: devices, orders and the profile. Errors are application/problem+json with a catalogued code.'
+        ? 'The customer surface of Telemetry Hub: devices and their history, orders and the profile. Errors are application/problem+json with a catalogued code.'
         : 'Every endpoint of the hub; those without a description are listed with their method and path only.',
     contact: { name: 'Telemetry Hub', url: 'https://telemetry-hub.dev' },
     serverUrl: '/',
@@ -64,10 +64,12 @@ export function mapOpenApiEndpoints(routes: EndpointGroup, endpoints: readonly E
   if (!options.internal) return;
   routes.get('/openapi/internal.json', serveDocument('internal'), { metadata });
   const dist = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
-  const files = new Map<string, { body: Buffer | string; type: string }>(Object.entries({
-    'swagger-ui.css': { body: readFileSync(join(dist, 'swagger-ui.css')), type: 'text/css; charset=utf-8' },
-    'swagger-ui-bundle.js': { body: readFileSync(join(dist, 'swagger-ui-bundle.js')), type: 'text/javascript; charset=utf-8' },
-    'init.js': { body: EXPLORER_INIT, type: 'text/javascript; charset=utf-8' },
+  // Read on first request: start-up does not pay for 1.5 MB nobody may ask for.
+  const load = (file: string) => () => readFileSync(join(dist, file));
+  const files = new Map<string, { body: () => Buffer | string; type: string }>(Object.entries({
+    'swagger-ui.css': { body: load('swagger-ui.css'), type: 'text/css; charset=utf-8' },
+    'swagger-ui-bundle.js': { body: load('swagger-ui-bundle.js'), type: 'text/javascript; charset=utf-8' },
+    'init.js': { body: () => EXPLORER_INIT, type: 'text/javascript; charset=utf-8' },
   }));
   routes.get('/openapi/explorer', () => Results.bytes(EXPLORER_PAGE, { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': EXPLORER_CSP }), {
     metadata: { ...metadata, page: true },
@@ -76,7 +78,7 @@ export function mapOpenApiEndpoints(routes: EndpointGroup, endpoints: readonly E
     '/openapi/explorer/{file}',
     ({ http }) => {
       const file = files.get(http.routeValues.file!);
-      return file ? Results.bytes(file.body, { 'content-type': file.type, 'cache-control': 'public, max-age=3600' }) : Results.status(404);
+      return file ? Results.bytes(file.body(), { 'content-type': file.type, 'cache-control': 'public, max-age=3600' }) : Results.status(404);
     },
     { metadata },
   );

@@ -67,23 +67,43 @@ export class DeviceRegistry {
    * device with no room: its tenant is at `maxDevicesPerTenant` or the hub at `maxDevices`.
    */
   record(reading: Reading): boolean {
+    return this.recordEntry(reading) !== undefined;
+  }
+
+  /**
+   * `record`, returning the device's entry (the same object for the device's whole life: callers
+   * may key per-device state by it), undefined when refused. `known`: the device's entry from
+   * `entry()`, which saves the lookup.
+   */
+  recordEntry(reading: Reading, known?: DeviceListItem): DeviceListItem | undefined {
+    if (known !== undefined) {
+      known.last = reading;
+      known.lastSeen = reading.receivedAt;
+      return known;
+    }
     const tenant = this.#tenants.get(reading.tenantId);
     const entry = tenant?.byId.get(reading.deviceId);
     if (entry !== undefined) {
       entry.last = reading;
       entry.lastSeen = reading.receivedAt;
-      return true;
+      return entry;
     }
-    if (this.#size >= this.#maxDevices || (tenant?.ids.length ?? 0) >= this.#maxPerTenant) return false;
+    if (this.#size >= this.#maxDevices || (tenant?.ids.length ?? 0) >= this.#maxPerTenant) return undefined;
     let devices = tenant;
     if (devices === undefined) {
       devices = { ids: [], byId: new Map() };
       this.#tenants.set(reading.tenantId, devices);
     }
-    devices.byId.set(reading.deviceId, { deviceId: reading.deviceId, lastSeen: reading.receivedAt, last: reading });
+    const created: DeviceListItem = { deviceId: reading.deviceId, lastSeen: reading.receivedAt, last: reading };
+    devices.byId.set(reading.deviceId, created);
     devices.ids.splice(upperBound(devices.ids, reading.deviceId), 0, reading.deviceId);
     this.#size++;
-    return true;
+    return created;
+  }
+
+  /** The device's entry (its last reading), or undefined for a device never seen. Not a copy: read it, do not keep it. */
+  entry(tenantId: string, deviceId: string): DeviceListItem | undefined {
+    return this.#tenants.get(tenantId)?.byId.get(deviceId);
   }
 
   /**

@@ -230,7 +230,8 @@ export class Hub {
    * embedded broker).
    */
   publishReading(reading: Reading): void {
-    this.sendToGroup(deviceGroup(reading.tenantId, reading.deviceId), readingMessage(reading));
+    const group = deviceGroup(reading.tenantId, reading.deviceId);
+    this.sendToGroup(group, readingMessage(reading, group));
   }
 
   /**

@@ -46,8 +46,7 @@ export class HubOutboundMessage implements OutboundMessage {
  * The group message carrying one reading to `device:{tenantId}:{deviceId}`. Its data is the
  * contract's Reading without `traceparent`; readings of one device conflate with each other.
  */
-export function readingMessage(reading: Reading): HubOutboundMessage {
-  const group = deviceGroup(reading.tenantId, reading.deviceId);
+export function readingMessage(reading: Reading, group = deviceGroup(reading.tenantId, reading.deviceId)): HubOutboundMessage {
   const message = new HubOutboundMessage({ kind: 'group', group }, 'json', toWireReading(reading), group, 'reading');
   message.traceparent = reading.traceparent;
   return message;

@@ -11,8 +11,8 @@ export interface DeviceThrottleOptions<T> {
   onEmitError?(err: unknown, value: T): void;
 }
 
-interface DeviceState<T> {
-  readonly key: string;
+interface DeviceState<T, K> {
+  readonly key: K;
   /** When this device may emit again; also when its idle state is evicted. */
   dueAt: number;
   pending: T | undefined;
@@ -29,7 +29,7 @@ interface DeviceState<T> {
  * monotonic clock states become due in the order they were queued: a FIFO queue and one timer
  * for its head replace both a heap and a timer per device. O(1) per reading.
  */
-export class DeviceThrottle<T> {
+export class DeviceThrottle<T, K = string> {
   /** Readings handed to `emit`. */
   emitted = 0;
   /** Readings replaced by a newer one of the same device before they were emitted. */
@@ -39,8 +39,8 @@ export class DeviceThrottle<T> {
   readonly #clock: Clock;
   readonly #emit: (value: T) => void;
   readonly #onEmitError: (err: unknown, value: T) => void;
-  readonly #states = new Map<string, DeviceState<T>>();
-  #queue: DeviceState<T>[] = [];
+  readonly #states = new Map<K, DeviceState<T, K>>();
+  #queue: DeviceState<T, K>[] = [];
   #head = 0;
   #timer: TimerHandle | undefined = undefined;
   #timerDueAt = Infinity;
@@ -59,8 +59,11 @@ export class DeviceThrottle<T> {
     return this.#states.size;
   }
 
-  /** Takes a device's newest reading; emits it now or within one interval. */
-  offer(key: string, value: T): void {
+  /**
+   * Takes a device's newest reading; emits it now or within one interval. `key` names the device:
+   * any value with identity (the registry's entry for the device serves without building a string).
+   */
+  offer(key: K, value: T): void {
     if (this.#interval === 0) {
       this.#send(value);
       return;
@@ -71,7 +74,7 @@ export class DeviceThrottle<T> {
 
     const state = this.#states.get(key);
     if (state === undefined) {
-      const fresh: DeviceState<T> = { key, dueAt: now + this.#interval, pending: undefined };
+      const fresh: DeviceState<T, K> = { key, dueAt: now + this.#interval, pending: undefined };
       this.#states.set(key, fresh);
       this.#enqueue(fresh);
       this.#send(value);
@@ -123,7 +126,7 @@ export class DeviceThrottle<T> {
     }
   }
 
-  #enqueue(state: DeviceState<T>): void {
+  #enqueue(state: DeviceState<T, K>): void {
     this.#queue.push(state);
     if (state.dueAt < this.#timerDueAt) this.#arm(state.dueAt);
   }

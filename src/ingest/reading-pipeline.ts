@@ -1,6 +1,6 @@
 import type { Clock } from '../host/clock.js';
 import { LogThrottle } from '../host/log-throttle.js';
-import type { DeviceRegistry } from '../hub/device-registry.js';
+import type { DeviceListItem, DeviceRegistry } from '../hub/device-registry.js';
 import type { Reading } from '../protocol/reading.js';
 import { DeviceThrottle } from './device-throttle.js';
 import { emptyDropCounts, type DropReason } from './drop-reason.js';
@@ -42,6 +42,9 @@ interface Pending {
   seq: number | 'failed' | undefined;
 }
 
+/** The answer to every accepted reading: one shared object, none allocated per reading. */
+const ACCEPTED: SinkResult = Object.freeze({ accepted: true });
+
 export interface PipelineStats {
   accepted: number;
   dropped: Record<DropReason, number>;
@@ -57,7 +60,8 @@ export class ReadingPipeline implements ReadingSink {
   readonly #registry: DeviceRegistry;
   readonly #logger: WarnLogger;
   readonly #now: () => number;
-  readonly #throttle: DeviceThrottle<Reading>;
+  /** Keyed by the registry's entry for the device: one lookup per reading, no key string built. */
+  readonly #throttle: DeviceThrottle<Reading, DeviceListItem>;
   readonly #warnIntervalMs: number;
   readonly #seq: SeqAllocator;
   readonly #maxPending: number;
@@ -81,7 +85,7 @@ export class ReadingPipeline implements ReadingSink {
     this.#maxPending = options.maxPendingSeq ?? 10_000;
     this.#seqFaults = new LogThrottle(options.logger, this.#warnIntervalMs, this.#now);
     this.#onAccepted = options.accepted?.bind(options);
-    this.#throttle = new DeviceThrottle<Reading>({
+    this.#throttle = new DeviceThrottle<Reading, DeviceListItem>({
       maxPerSecond: options.maxPerSecond,
       clock: options.clock,
       emit: options.publish,
@@ -121,7 +125,7 @@ export class ReadingPipeline implements ReadingSink {
         },
       ).finally(() => this.#release());
     }
-    return { accepted: true };
+    return ACCEPTED;
   }
 
   /** Hands on the readings at the head of the queue whose seq is known. */
@@ -137,19 +141,21 @@ export class ReadingPipeline implements ReadingSink {
   }
 
   #lastSeq(valid: ValidReading): number {
-    return this.#registry.last(valid.tenantId, valid.deviceId)?.seq ?? 0;
+    return this.#registry.entry(valid.tenantId, valid.deviceId)?.last.seq ?? 0;
   }
 
   #accept(raw: RawReading, valid: ValidReading, seq: number): SinkResult {
     const now = this.#now();
-    if (raw.sequence !== undefined && raw.sequence <= this.#lastSeq(valid)) {
+    const known = this.#registry.entry(valid.tenantId, valid.deviceId);
+    if (raw.sequence !== undefined && raw.sequence <= (known?.last.seq ?? 0)) {
       this.#drop('duplicate', raw, now);
       return { accepted: false, reason: 'duplicate' };
     }
     // Spelled out, not spread: one object shape for every reading keeps this hot path monomorphic.
     const reading: Reading = { tenantId: valid.tenantId, deviceId: valid.deviceId, seq, ts: valid.ts, receivedAt: valid.receivedAt, data: valid.data };
     if (valid.traceparent !== undefined) reading.traceparent = valid.traceparent;
-    if (!this.#registry.record(reading)) {
+    const entry = this.#registry.recordEntry(reading, known);
+    if (entry === undefined) {
       this.#drop('device_limit', raw, now);
       return { accepted: false, reason: 'device_limit' };
     }
@@ -159,8 +165,8 @@ export class ReadingPipeline implements ReadingSink {
     }
     this.#accepted++;
     this.#onAccepted?.(reading);
-    this.#throttle.offer(`${valid.tenantId}\u0000${valid.deviceId}`, reading);
-    return { accepted: true };
+    this.#throttle.offer(entry, reading);
+    return ACCEPTED;
   }
 
   refused(reason: DropReason, raw: RawReading): void {

@@ -43,7 +43,15 @@ export function validateReading(raw: RawReading, nowMs: number): ValidationResul
     return { ok: false, reason: 'too_deep' };
   }
 
-  const { ts: rawTs, ...data } = parsed as Record<string, unknown>;
+  const object = parsed as Record<string, unknown>;
+  const rawTs = object['ts'];
+  // Without `ts` the parsed object is the data as it is; with it, a copy leaves `ts` out
+  // (deleting it instead would turn the object into a slow dictionary).
+  let data = object;
+  if (rawTs !== undefined) {
+    const { ts: _ts, ...rest } = object;
+    data = rest;
+  }
   let ts = nowMs;
   if (rawTs !== undefined) {
     const parsedTs = parseTimestamp(rawTs);

@@ -6,11 +6,14 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { DirectoryLockedError, lockDirectory } from '../../src/db/directory-lock.js';
 import { PgliteConnector } from '../../src/db/pglite-connector.js';
 import { TenantDatabase } from '../../src/db/tenant-database.js';
-import { ChildHost, EPHEMERAL, MAIN } from '../host/support/child-host.js';
+import { ChildHost, EPHEMERAL, killChildren, MAIN } from '../host/support/child-host.js';
 import { freshDataDirectory } from '../support/embedded-database.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'hub-lock-'));
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+afterAll(async () => {
+  await killChildren();
+  rmSync(scratch, { recursive: true, force: true });
+});
 
 describe('embedded database directory', () => {
   it('a second opener is refused with a message naming Database:DataDirectory; after release it may open', () => {
@@ -49,6 +52,23 @@ describe('embedded database directory', () => {
       data.remove();
     }
   }, 60_000);
+
+  it('in Development a hub on a new directory creates and migrates it itself (what `npm start` does on a fresh clone)', async () => {
+    const dir = join(scratch, 'fresh');
+    const env = { Database__DataDirectory: dir };
+    const first = new ChildHost(MAIN, ['--environment=Development', ...EPHEMERAL, '--Simulator:Devices=0'], env);
+    // A new directory is seconds of initdb before the hub can listen.
+    await first.waitFor(/database migrated[\s\S]*0001/, 60_000);
+    const url = await first.listeningUrl();
+    expect((await fetch(`${url}/health/ready`)).status).toBe(200);
+    first.signal('SIGTERM');
+    expect((await first.exited).code).toBe(0);
+    const again = new ChildHost(MAIN, ['--environment=Development', ...EPHEMERAL, '--Simulator:Devices=0'], env);
+    await again.listeningUrl();
+    expect(again.output).not.toMatch(/database migrated/);
+    again.signal('SIGTERM');
+    expect((await again.exited).code).toBe(0);
+  }, 90_000);
 
   it('keeps what was committed across a close and reopen', async () => {
     const data = freshDataDirectory();

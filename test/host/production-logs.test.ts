@@ -41,6 +41,30 @@ describe('logging in Production (real process)', () => {
     expect(requests[0]).toMatchObject({ method: 'GET', route: '/health/ready', status: 200, traceId, durationMs: expect.any(Number) });
   });
 
+  it('loses no request line on SIGTERM: the asynchronous log destination is flushed before exit', async () => {
+    const hub = new ChildHost(MAIN, EPHEMERAL, PRODUCTION);
+    const url = await hub.listeningUrl();
+    // The signal lands while requests are still being answered and their lines written: the
+    // last lines are written during the graceful stop, right before the process exits.
+    const count = 400;
+    const answers = Array.from({ length: count }, (_, i) =>
+      fetch(`${url}/health/live?n=${i}`).then(
+        (r) => r.status,
+        () => 0,
+      ),
+    );
+    await hub.waitFor(/"route":"\/health\/live"/);
+    hub.signal('SIGTERM');
+    const statuses = await Promise.all(answers);
+    expect((await hub.exited).code).toBe(0);
+
+    const answered = statuses.filter((s) => s === 200).length;
+    expect(answered).toBeGreaterThan(0);
+    const lines = hub.output.split('\n').filter((l) => l.includes('"msg":"request"') && l.includes('"route":"/health/live"'));
+    expect(lines).toHaveLength(answered);
+    expect(hub.output).toMatch(/application stopped/);
+  }, 30_000);
+
   it('never logs a secret, even at debug level with the configuration described', async () => {
     const hub = new ChildHost(MAIN, [...EPHEMERAL, '--Logging:LogLevel:Default=debug'], PRODUCTION);
     await hub.listeningUrl();

@@ -27,6 +27,7 @@ export interface HttpServerOptions {
   /**
    * Paths (prefixes ending in `/`) whose request bodies the endpoint reads from the raw request
    * itself (socket.io's long-polling): Fastify leaves them unread, and `ctx.body` is undefined.
+   * `/` leaves every body unread (a proxy streams them on).
    */
   streamedBodyPrefixes?: readonly string[];
   /** Starts each request's trace (a server span when HTTP telemetry is on); default: trace id only. */
@@ -92,7 +93,9 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
 
   // Bodies arrive as bytes; each endpoint's binder decides what it accepts (415 is a routing outcome).
   fastify.removeAllContentTypeParsers();
-  fastify.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+  const streamEverything = options.streamedBodyPrefixes?.includes('/') === true;
+  if (streamEverything) fastify.addContentTypeParser('*', (_req, _payload, done) => done(null, undefined));
+  else fastify.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
 
   // Set when the server starts closing: from then on every response closes its connection, so an
   // in-flight request on a kept-alive connection does not hold the drain open until keep-alive ends.
@@ -163,7 +166,7 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
   // Methods outside METHODS (TRACE, PROPFIND …) reach Fastify's not-found handler: they too go
   // through the pipeline, which answers 405 with Allow (or 404) as problem+json.
   fastify.setNotFoundHandler(handler);
-  for (const prefix of options.streamedBodyPrefixes ?? []) {
+  for (const prefix of streamEverything ? [] : (options.streamedBodyPrefixes ?? [])) {
     // Content-type parsers are scoped to a plugin: this one leaves the body in the raw request.
     void fastify.register(async (scope) => {
       scope.removeAllContentTypeParsers();

@@ -44,6 +44,12 @@ function lastValue(header: string | string[] | undefined): string | undefined {
   return last === '' ? undefined : last;
 }
 
+/** A predicate for `Http:TrustedProxies`: is this peer address one of them? Never true for an empty list. */
+export function trustedPeers(entries: readonly string[]): (address: string | undefined) => boolean {
+  const list = blockListOf(entries);
+  return (address) => list !== undefined && isTrusted(list, address);
+}
+
 function blockListOf(entries: readonly string[]): BlockList | undefined {
   if (entries.length === 0) return undefined;
   const list = new BlockList();

@@ -10,7 +10,7 @@ export interface BoundRequest<Q = Record<string, unknown>, B = unknown> {
   readonly body: B;
 }
 
-// One validator for the whole process: schemas are compiled once, when endpoints are mapped.
+// One validator for the whole process: each schema is compiled once.
 const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false });
 // OpenAPI annotations that are not JSON Schema keywords of their own.
 ajv.addVocabulary(['example']);
@@ -34,9 +34,11 @@ export function describedEndpoint<Q = Record<string, unknown>, B = unknown>(
 
 function schemaBinder<Q, B>(api: ApiDescription): Binder<BoundRequest<Q, B>> {
   const params = api.parameters ?? [];
-  const checks = params.map((p) => ({ p, validate: ajv.compile(p.schema) }));
-  const body = api.body ? ajv.compile(api.body.schema) : undefined;
+  // Compiled on the first request, not at start: start-up stays as fast as before the descriptions.
+  let compiled: { checks: { p: ApiParameter; validate: ValidateFunction }[]; body: ValidateFunction | undefined } | undefined;
   return (ctx) => {
+    compiled ??= { checks: params.map((p) => ({ p, validate: ajv.compile(p.schema) })), body: api.body ? ajv.compile(api.body.schema) : undefined };
+    const { checks, body } = compiled;
     const errors: Record<string, string> = {};
     const out = { params: {} as Record<string, string>, query: {} as Record<string, unknown>, headers: {} as Record<string, unknown> };
     for (const { p, validate } of checks) {

@@ -48,6 +48,8 @@ export interface SocketIoWire {
    * engine.io only re-sets `compress` to true.
    */
   readonly options: { compress: boolean; wsPreEncodedFrame?: Buffer[] };
+  /** The same frame, for writing straight to a WebSocket's TCP socket; undefined for binary messages. */
+  readonly frame: Buffer | undefined;
 }
 
 export const socketIoWireCodec: MessageCodec<SocketIoWire> = {
@@ -55,7 +57,8 @@ export const socketIoWireCodec: MessageCodec<SocketIoWire> = {
   encode(message: OutboundMessage): SocketIoWire {
     const packets = message.encoded(socketIoCodec);
     const [only] = packets;
-    if (packets.length !== 1 || typeof only !== 'string') return { packets, options: { compress: true } };
-    return { packets, options: { compress: true, wsPreEncodedFrame: [textFrame(Buffer.from(`4${only}`, 'utf8'))] } };
+    if (packets.length !== 1 || typeof only !== 'string') return { packets, options: { compress: true }, frame: undefined };
+    const frame = textFrame(Buffer.from(`4${only}`, 'utf8'));
+    return { packets, options: { compress: true, wsPreEncodedFrame: [frame] }, frame };
   },
 };

@@ -164,6 +164,11 @@ export class SocketIoTransport {
         return;
       }
       socket.on('disconnect', () => hub.removeConnection(connection.id));
+      // Idle memory (socket.io's own advice): engine.io keeps the handshake's HTTP request for the
+      // session's life and each socket sits in a room of its own; the hub uses neither from here on
+      // (its groups are the hub's, and the handshake was read above).
+      (socket.conn as unknown as { request: unknown }).request = null;
+      void nsp.adapter.delAll(socket.id);
       // Every event's arguments, before any handler: nothing a client nests reaches an encoder.
       socket.use((packet, next) => {
         const args = packet.slice(1);

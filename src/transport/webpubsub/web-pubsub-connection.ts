@@ -13,6 +13,7 @@ import { AckIdWindow } from './ack-id-window.js';
 import { closeFor, CloseCode } from './close-codes.js';
 import { controlFramesFor, type ControlFrames } from './control-frames.js';
 import { ResendBuffer } from './resend-buffer.js';
+import { writeCorked } from '../tick-cork.js';
 import { webSocketJsonFrameCodec, webSocketProtobufFrameCodec } from './web-socket-frame-codec.js';
 
 export interface WebPubSubConnectionOptions {
@@ -252,11 +253,12 @@ export class WebPubSubConnection implements HubConnection {
         }
         case 'json':
           // A whole frame in one write, between ws's own whole-frame writes: the endpoint turns
-          // compression off, so ws never holds frames back in a queue this could overtake.
-          if (open) this.#raw!.write(message.encoded(webSocketJsonFrameCodec));
+          // compression off, so ws never holds frames back in a queue this could overtake. Frames
+          // of one tick leave together (cork); ws's own writes go through the same stream, in order.
+          if (open) writeCorked(this.#raw!, message.encoded(webSocketJsonFrameCodec));
           break;
         case 'protobuf':
-          if (open) this.#raw!.write(message.encoded(webSocketProtobufFrameCodec));
+          if (open) writeCorked(this.#raw!, message.encoded(webSocketProtobufFrameCodec));
           break;
         case 'simple': {
           const frame = message.encoded(webPubSubSimpleCodec);

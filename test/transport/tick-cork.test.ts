@@ -1,0 +1,60 @@
+import { Duplex } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { writeCorked } from '../../src/transport/tick-cork.js';
+
+/** A stream that records each write it is handed: one entry per batch. */
+function recorder(): { socket: Duplex; batches: string[][] } {
+  const batches: string[][] = [];
+  const socket = new Duplex({
+    read() {},
+    write(chunk: Buffer, _enc, done) {
+      batches.push([chunk.toString()]);
+      done();
+    },
+    writev(chunks, done) {
+      batches.push(chunks.map((c) => (c.chunk as Buffer).toString()));
+      done();
+    },
+  });
+  return { socket, batches };
+}
+
+const nextTick = () => new Promise<void>((resolve) => process.nextTick(resolve));
+
+describe('writeCorked', () => {
+  it('frames for one socket in one tick leave in two writes at most, in order; the next tick starts afresh', async () => {
+    const a = recorder();
+    const b = recorder();
+    writeCorked(a.socket, Buffer.from('a1'));
+    writeCorked(b.socket, Buffer.from('b1'));
+    writeCorked(a.socket, Buffer.from('a2'));
+    writeCorked(a.socket, Buffer.from('a3'));
+    writeCorked(a.socket, Buffer.from('a4'));
+    expect(a.batches).toEqual([['a1']]); // a lone frame goes at once; the rest wait for the tick's end
+    await nextTick();
+    expect(a.batches).toEqual([['a1'], ['a2', 'a3', 'a4']]);
+    expect(b.batches).toEqual([['b1']]);
+    writeCorked(a.socket, Buffer.from('a5'));
+    await nextTick();
+    expect(a.batches).toEqual([['a1'], ['a2', 'a3', 'a4'], ['a5']]);
+  });
+
+  it("keeps order with the stream's other writes of the same tick (ws's control frames)", async () => {
+    const a = recorder();
+    writeCorked(a.socket, Buffer.from('frame'));
+    writeCorked(a.socket, Buffer.from('frame2'));
+    a.socket.write(Buffer.from('pong'));
+    writeCorked(a.socket, Buffer.from('frame3'));
+    await nextTick();
+    expect(a.batches.flat()).toEqual(['frame', 'frame2', 'pong', 'frame3']);
+  });
+
+  it('a socket ended within the tick still sends what was written before its end', async () => {
+    const a = recorder();
+    writeCorked(a.socket, Buffer.from('first'));
+    writeCorked(a.socket, Buffer.from('last'));
+    a.socket.end();
+    await nextTick();
+    expect(a.batches.flat()).toEqual(['first', 'last']);
+  });
+});
