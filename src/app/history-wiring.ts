@@ -25,6 +25,7 @@ export function createHistory(config: AppConfig, log: Logger, clock: Clock, data
     database,
     capacity: config.history.queueCapacity,
     batchSize: config.history.batchSize,
+    concurrency: config.history.writerConcurrency ?? (database.engine === 'postgres' ? 4 : 1),
     flushIntervalMs: config.history.flushIntervalMs,
     clock,
     log: historyLog,

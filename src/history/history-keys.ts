@@ -12,6 +12,8 @@ export const HISTORY_KEYS: readonly KeyDefinition[] = [
   { key: 'History:QueueCapacity', parse: p.int(100, 10_000_000), default: () => 100_000 },
   // Readings in one multi-row insert.
   { key: 'History:BatchSize', parse: p.int(1, 10_000), default: () => 1000 },
+  // Batches written at once. Unset: 4 on PostgreSQL (a pool), 1 on the embedded database (one connection).
+  { key: 'History:WriterConcurrency', parse: p.int(1, 64) },
   // Longest a reading waits for its batch to fill (ms).
   { key: 'History:FlushIntervalMilliseconds', parse: p.int(0, 60_000), default: () => 50 },
 ];
@@ -21,6 +23,8 @@ export interface HistoryConfig {
   readonly retentionMs: number;
   readonly queueCapacity: number;
   readonly batchSize: number;
+  /** Undefined: chosen by the engine. */
+  readonly writerConcurrency: number | undefined;
   readonly flushIntervalMs: number;
 }
 
@@ -31,6 +35,7 @@ export function toHistoryConfig(resolved: ResolvedConfig): HistoryConfig {
     retentionMs: Math.round(v<number>('History:RetentionDays') * 86_400_000),
     queueCapacity: v('History:QueueCapacity'),
     batchSize: v('History:BatchSize'),
+    writerConcurrency: v('History:WriterConcurrency'),
     flushIntervalMs: v('History:FlushIntervalMilliseconds'),
   };
 }

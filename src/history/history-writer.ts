@@ -9,6 +9,8 @@ export interface HistoryWriterOptions {
   capacity: number;
   /** Readings per multi-row insert. */
   batchSize: number;
+  /** Batches written at once, each its own transactions (a pool serves them in parallel). Default 1. */
+  concurrency?: number;
   /** Longest a reading waits for its batch to fill (ms). */
   flushIntervalMs: number;
   clock: Clock;
@@ -26,7 +28,7 @@ export interface HistoryWriterStats {
   written: number;
   /** Readings refused because the queue was full (backpressure). */
   dropped: number;
-  /** Readings waiting, in the queue or in the batch being written. */
+  /** Readings waiting, in the queue or in the batches being written. */
   pending: number;
   /** Batches the database refused (each retried until it succeeds or the hub stops). */
   failedBatches: number;
@@ -45,14 +47,16 @@ function refusedAsData(err: unknown): boolean {
  * reading and goes when full or after `flushIntervalMs`), one transaction per tenant per batch
  * through `withTenant`, so row-level security checks every row. A refused batch is retried (the
  * insert ignores rows already stored, so a retry after a lost COMMIT reply stores nothing twice).
+ * Up to `concurrency` batches are written at once; their order does not matter, because every
+ * statement is idempotent per row and the device row only moves forward.
  * `drain` writes everything accepted; shutdown calls it before the database closes.
  */
 export class HistoryWriter {
   readonly #o: HistoryWriterOptions;
   readonly #queue: Reading[] = [];
-  #inFlight: readonly Reading[] = [];
+  readonly #inFlight = new Set<readonly Reading[]>();
+  readonly #workers = new Set<Promise<void>>();
   #timer: TimerHandle | undefined;
-  #running: Promise<void> | undefined;
   /** Flush what is queued now, full batch or not. */
   #due = false;
   #draining = false;
@@ -80,14 +84,14 @@ export class HistoryWriter {
     this.#queue.push(reading);
     this.#accepted++;
     if (this.#queue.length >= this.#o.batchSize) this.#kick();
-    else if (this.#timer === undefined && this.#running === undefined) this.#arm();
+    else if (this.#timer === undefined && this.#workers.size === 0) this.#arm();
     return true;
   }
 
   /** Accepted readings of one device not yet committed, with `seq > afterSeq`, ascending. */
   pendingAfter(tenantId: string, deviceId: string, afterSeq: number): Reading[] {
     const out: Reading[] = [];
-    for (const list of [this.#inFlight, this.#queue]) {
+    for (const list of [...this.#inFlight, this.#queue]) {
       for (const r of list) if (r.seq > afterSeq && r.deviceId === deviceId && r.tenantId === tenantId) out.push(r);
     }
     return out.sort((a, b) => a.seq - b.seq);
@@ -103,7 +107,7 @@ export class HistoryWriter {
       accepted: this.#accepted,
       written: this.#written,
       dropped: this.#dropped,
-      pending: this.#queue.length + this.#inFlight.length,
+      pending: this.#queue.length + this.#inFlightCount(),
       failedBatches: this.#failedBatches,
       rejected: this.#rejected,
     };
@@ -113,11 +117,11 @@ export class HistoryWriter {
   async drain(signal?: AbortSignal): Promise<void> {
     this.#draining = true;
     try {
-      while ((this.#queue.length > 0 || this.#running !== undefined) && !signal?.aborted) {
+      while ((this.#queue.length > 0 || this.#workers.size > 0) && !signal?.aborted) {
         this.#due = true;
         this.#kick();
-        const running = this.#running;
-        if (running === undefined) break;
+        if (this.#workers.size === 0) break;
+        const running = Promise.race(this.#workers);
         await new Promise<void>((resolve) => {
           signal?.addEventListener('abort', () => resolve(), { once: true });
           running.then(resolve, resolve);
@@ -137,24 +141,37 @@ export class HistoryWriter {
     this.#timer.unref?.();
   }
 
+  #inFlightCount(): number {
+    let n = 0;
+    for (const batch of this.#inFlight) n += batch.length;
+    return n;
+  }
+
+  #hasWork(): boolean {
+    return this.#queue.length >= this.#o.batchSize || (this.#due && this.#queue.length > 0);
+  }
+
   #kick(): void {
-    if (this.#running !== undefined) return;
     if (this.#timer !== undefined) {
       this.#o.clock.clearTimeout(this.#timer);
       this.#timer = undefined;
     }
-    this.#running = this.#run().finally(() => {
-      this.#running = undefined;
-      if (this.#queue.length === 0) return;
-      if (this.#due || this.#queue.length >= this.#o.batchSize) this.#kick();
-      else this.#arm();
-    });
+    while (this.#workers.size < Math.max(1, this.#o.concurrency ?? 1) && this.#hasWork()) {
+      const worker: Promise<void> = this.#run().finally(() => {
+        this.#workers.delete(worker);
+        if (this.#workers.size > 0) return;
+        if (this.#queue.length === 0) this.#due = false;
+        else if (this.#hasWork()) this.#kick();
+        else this.#arm();
+      });
+      this.#workers.add(worker);
+    }
   }
 
   async #run(): Promise<void> {
-    while (this.#queue.length >= this.#o.batchSize || (this.#due && this.#queue.length > 0)) {
+    while (this.#hasWork()) {
       const batch = this.#queue.splice(0, this.#o.batchSize);
-      this.#inFlight = batch;
+      this.#inFlight.add(batch);
       try {
         await this.#write(batch);
         this.#written += batch.length;
@@ -172,17 +189,16 @@ export class HistoryWriter {
             err = again;
           }
         }
-        // Back at the front, in order; the queue may briefly exceed its capacity by this batch.
+        // Back at the front; the queue may briefly exceed its capacity by the batches in flight.
+        this.#inFlight.delete(batch);
         this.#queue.unshift(...batch);
         this.#o.log.warn({ err, readings: batch.length, pending: this.#queue.length }, 'history batch not stored; retrying');
-        this.#inFlight = [];
         await this.#pause(this.#o.retryMs ?? 1000);
         continue;
       } finally {
-        this.#inFlight = [];
+        this.#inFlight.delete(batch);
       }
     }
-    this.#due = false;
   }
 
   #notify(batch: readonly Reading[]): void {

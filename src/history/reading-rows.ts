@@ -36,12 +36,13 @@ on conflict do nothing`;
 
 /**
  * The newest reading per device of a batch, merged so a retried or reordered batch never moves a
- * device back: last_seq only grows, and last_reading follows it.
+ * device back: last_seq only grows, last_reading follows it, first_seen only moves earlier.
  */
 export const UPSERT_DEVICES = `insert into devices as d (tenant_id, device_id, first_seen, last_seen, last_seq, last_reading)
 select current_setting('app.tenant_id'), x.d, ${EPOCH_MS('x.f')}, ${EPOCH_MS('x.r')}, x.s, x.j
 from jsonb_to_recordset($1::jsonb) as x(d text, f float8, r float8, s bigint, j jsonb)
 on conflict (tenant_id, device_id) do update set
+  first_seen = least(d.first_seen, excluded.first_seen),
   last_seen = greatest(d.last_seen, excluded.last_seen),
   last_reading = case when excluded.last_seq > d.last_seq then excluded.last_reading else d.last_reading end,
   last_seq = greatest(d.last_seq, excluded.last_seq)`;
@@ -57,7 +58,10 @@ export function devicesParameter(readings: readonly Reading[]): string {
     }
   }
   return JSON.stringify(
-    [...newest.values()].map(({ first, last }) => ({
+    // In device order, so concurrent batches lock shared device rows in the same order and never deadlock.
+    [...newest.values()]
+      .sort((a, b) => (a.last.deviceId < b.last.deviceId ? -1 : a.last.deviceId > b.last.deviceId ? 1 : 0))
+      .map(({ first, last }) => ({
       d: last.deviceId,
       f: first,
       r: last.receivedAt,

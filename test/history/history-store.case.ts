@@ -59,6 +59,32 @@ export function runHistoryStoreContract(name: string, create: () => Promise<Stor
       expect(back).toEqual({ readings: sent.slice(0, 300).map(({ traceparent: _, ...r }) => r), truncated: false });
     });
 
+    it('with several batches in flight stores every accepted reading once and keeps each device at its newest', async () => {
+      const w = writer({ batchSize: 50, concurrency: 4 });
+      const devices = Array.from({ length: 7 }, (_, i) => `${device}-${i}`);
+      let accepted = 0;
+      for (let seq = 1; seq <= 300; seq++) {
+        for (const [i, d] of devices.entries()) if (w.offer(reading(i % 2 === 0 ? 'acme' : 'globex', d, seq))) accepted++;
+      }
+      // Batches already taken by the writer are still pending until they commit.
+      expect(w.pendingAfter('acme', devices[0]!, 0).map((r) => r.seq)).toEqual(Array.from({ length: 300 }, (_, i) => i + 1));
+      expect(w.stats().pending).toBe(accepted);
+      await w.drain();
+      expect(w.stats()).toMatchObject({ accepted: 2100, written: 2100, pending: 0 });
+      let stored = 0;
+      for (const [i, d] of devices.entries()) stored += await count(subject.database, i % 2 === 0 ? 'acme' : 'globex', d);
+      expect(stored).toBe(accepted);
+      const rows = await subject.database.withTenant('acme', async (sql) =>
+        (
+          await sql.query<{ device_id: string; last_seq: number; first_seen: number }>(
+            `select device_id, last_seq::float8 as last_seq, (extract(epoch from first_seen) * 1000)::float8 as first_seen from devices where device_id like $1 order by device_id`,
+            [`${device}-%`],
+          )
+        ).rows,
+      );
+      expect(rows).toEqual([0, 2, 4, 6].map((i) => ({ device_id: `${device}-${i}`, last_seq: 300, first_seen: T0 + 1000 })));
+    });
+
     it('keeps a fractional ts to the microsecond', async () => {
       const w = writer();
       const r = { ...reading('acme', device, 1), ts: 1_763_800_000_123.456 };
