@@ -39,37 +39,63 @@ export interface SeriesPoint {
   fields: Record<string, { min: number; max: number; avg: number }>;
 }
 
+const MINUTE = 60_000;
+
+type SeriesRow = { b: number; n: number; f: string | null; mn: number | null; mx: number | null; av: number | null };
+
+/** The device's readings within `range`, as their bucket `b` ($4 ms wide) and `data`. */
+const rawRows = (range: string) =>
+  `select floor((extract(epoch from ts) * 1000) / $4)::float8 as b, data from readings where device_id = $1 and (${range})`;
+
+/** Per bucket of `r`: a NULL-field row with the readings' count, then count/min/max/sum per numeric field. */
+const rawParts = `select r.b, null::text as f, count(*)::float8 as n, null::float8 as mn, null::float8 as mx, null::float8 as sm from r group by r.b
+     union all
+     select r.b, kv.key, count(*)::float8, min(kv.value::float8), max(kv.value::float8), sum(kv.value::float8)
+     from r cross join lateral jsonb_each(r.data) as kv
+     where jsonb_typeof(kv.value) = 'number'
+     group by r.b, kv.key`;
+
 /**
  * Per bucket (aligned to the epoch, UTC): the readings' count and min/max/avg of each numeric
  * top-level field, aggregated in SQL so a week of per-second readings leaves the database as a
- * few thousand rows.
+ * few thousand rows. A bucket of whole minutes reads the per-minute rollups for the whole minutes
+ * of the range and raw readings only for the partial minutes at its ends; finer buckets read raw
+ * readings, as does `source` 'raw' (which tests compare the rollups against).
  */
-export async function series(sql: Sql, args: SeriesArgs): Promise<SeriesPoint[]> {
-  const { rows } = await sql.query<{ b: number; n: number; f: string | null; mn: number; mx: number; av: number }>(
-    `with r as (
-       select floor((extract(epoch from ts) * 1000) / $4)::float8 as b, data
-       from readings
-       where device_id = $1 and ts >= ${EPOCH_MS('$2::bigint')} and ts < ${EPOCH_MS('$3::bigint')}
-     ),
-     counts as (select b, count(*)::int as n from r group by b),
-     fields as (
-       select r.b, kv.key as f, min(kv.value::float8) as mn, max(kv.value::float8) as mx, avg(kv.value::float8) as av
-       from r cross join lateral jsonb_each(r.data) as kv
-       where jsonb_typeof(kv.value) = 'number'
-       group by r.b, kv.key
-     )
-     select c.b, c.n, f.f, f.mn, f.mx, f.av from counts c left join fields f on f.b = c.b order by c.b, f.f`,
-    [args.deviceId, args.from, args.to, args.bucketMs],
-  );
+export async function series(sql: Sql, args: SeriesArgs, source: 'auto' | 'raw' = 'auto'): Promise<SeriesPoint[]> {
+  const firstMinute = Math.ceil(args.from / MINUTE) * MINUTE;
+  const endMinute = Math.floor(args.to / MINUTE) * MINUTE;
+  const fromRollups = source === 'auto' && args.bucketMs % MINUTE === 0 && firstMinute < endMinute;
+  const ts = (p: string) => EPOCH_MS(`${p}::bigint`);
+  const { rows } = fromRollups
+    ? await sql.query<SeriesRow>(
+        `with r as (${rawRows(`(ts >= ${ts('$2')} and ts < ${ts('$5')}) or (ts >= ${ts('$6')} and ts < ${ts('$3')})`)}),
+         parts as (
+           ${rawParts}
+           union all
+           select floor((extract(epoch from minute) * 1000) / $4)::float8, field, count::float8, min, max, sum
+           from reading_rollups where device_id = $1 and minute >= ${ts('$5')} and minute < ${ts('$6')}
+         )
+         select b, f, sum(n) as n, min(mn) as mn, max(mx) as mx, sum(sm) / sum(n) as av
+         from parts group by b, f order by b, f nulls first`,
+        [args.deviceId, args.from, args.to, args.bucketMs, firstMinute, endMinute],
+      )
+    : await sql.query<SeriesRow>(
+        `with r as (${rawRows(`ts >= ${ts('$2')} and ts < ${ts('$3')}`)}),
+         parts as (${rawParts})
+         select b, f, n, mn, mx, sm / n as av from parts order by b, f nulls first`,
+        [args.deviceId, args.from, args.to, args.bucketMs],
+      );
   const points: SeriesPoint[] = [];
   for (const row of rows) {
     const t = Number(row.b) * args.bucketMs;
     let point = points[points.length - 1];
     if (point === undefined || point.t !== t) {
-      point = { t, count: Number(row.n), fields: {} };
+      point = { t, count: 0, fields: {} };
       points.push(point);
     }
-    if (row.f !== null) point.fields[row.f] = { min: Number(row.mn), max: Number(row.mx), avg: Number(row.av) };
+    if (row.f === null) point.count = Number(row.n);
+    else point.fields[row.f] = { min: Number(row.mn), max: Number(row.mx), avg: Number(row.av) };
   }
   return points;
 }

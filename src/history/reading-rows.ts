@@ -29,10 +29,38 @@ export function readingsParameter(readings: readonly Reading[]): string {
   return JSON.stringify(readings.map((r) => ({ d: r.deviceId, s: r.seq, t: r.ts, r: r.receivedAt, j: r.data })));
 }
 
-export const INSERT_READINGS = `insert into readings (tenant_id, device_id, seq, ts, received_at, data)
-select current_setting('app.tenant_id'), x.d, x.s, ${EPOCH_MS('x.t')}, ${EPOCH_MS('x.r')}, x.j
-from jsonb_to_recordset($1::jsonb) as x(d text, s bigint, t float8, r float8, j jsonb)
-on conflict do nothing`;
+/** A reading's minute (its `ts`, UTC, aligned to the epoch): the rollups' bucket. */
+export const MINUTE_OF = (column: string): string => `(timestamptz 'epoch' + floor(extract(epoch from ${column}) / 60) * interval '1 minute')`;
+
+/**
+ * Stores the readings and merges the ones actually inserted into the per-minute rollups, in one
+ * statement: a retried batch inserts nothing again and so counts nothing twice. Rollup rows go in
+ * key order, so concurrent batches lock shared rows in one order and never deadlock.
+ */
+export const INSERT_READINGS = `with ins as (
+  insert into readings (tenant_id, device_id, seq, ts, received_at, data)
+  select current_setting('app.tenant_id'), x.d, x.s, ${EPOCH_MS('x.t')}, ${EPOCH_MS('x.r')}, x.j
+  from jsonb_to_recordset($1::jsonb) as x(d text, s bigint, t float8, r float8, j jsonb)
+  on conflict do nothing
+  returning device_id, ${MINUTE_OF('ts')} as minute, data
+),
+parts as (
+  select device_id, minute, null::text as field, count(*) as n, null::float8 as mn, null::float8 as mx, null::float8 as sm
+  from ins group by device_id, minute
+  union all
+  select ins.device_id, ins.minute, kv.key, count(*), min(kv.value::float8), max(kv.value::float8), sum(kv.value::float8)
+  from ins cross join lateral jsonb_each(ins.data) as kv
+  where jsonb_typeof(kv.value) = 'number' and abs(kv.value::numeric) < 1e308
+  group by ins.device_id, ins.minute, kv.key
+)
+insert into reading_rollups as u (tenant_id, device_id, minute, field, count, min, max, sum)
+select current_setting('app.tenant_id'), device_id, minute, field, n, mn, mx, sm from parts
+order by device_id, minute, field nulls first
+on conflict (tenant_id, device_id, minute, field) do update set
+  count = u.count + excluded.count,
+  min = least(u.min, excluded.min),
+  max = greatest(u.max, excluded.max),
+  sum = u.sum + excluded.sum`;
 
 /**
  * The newest reading per device of a batch, merged so a retried or reordered batch never moves a

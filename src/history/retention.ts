@@ -4,9 +4,10 @@ import type { Database } from '../db/database.js';
 const BATCH = 5000;
 
 /**
- * Deletes every tenant's readings received before `cutoff` (epoch ms), in batches of a few
- * thousand rows per transaction, never row by row. Returns the rows deleted; stops between
- * batches when `signal` aborts.
+ * Deletes every tenant's readings received before `cutoff` (epoch ms), and the per-minute rollups
+ * of minutes (by reading time) that ended before it, in batches of a few thousand rows per
+ * transaction, never row by row. Returns the readings deleted; stops between batches when
+ * `signal` aborts.
  */
 export async function pruneReadings(database: Database, cutoff: number, signal?: AbortSignal): Promise<number> {
   const tenants = await database.withSystem(async (sql) => (await sql.query<{ tenant_id: string }>('select tenant_id from tenants')).rows);
@@ -22,6 +23,18 @@ export async function pruneReadings(database: Database, cutoff: number, signal?:
         ),
       );
       deleted += rowCount;
+      if (rowCount < BATCH) break;
+    }
+    // Rollup minutes that ended before the cutoff.
+    for (;;) {
+      if (signal?.aborted) return deleted;
+      const { rowCount } = await database.withTenant(tenantId, (sql) =>
+        sql.query(
+          `delete from reading_rollups where ctid = any (array(
+             select ctid from reading_rollups where minute <= timestamptz 'epoch' + ($1::bigint - 60000) * interval '1 millisecond' limit ${BATCH}))`,
+          [cutoff],
+        ),
+      );
       if (rowCount < BATCH) break;
     }
   }

@@ -8,6 +8,7 @@ import type { Database } from '../../src/db/database.js';
 import { systemClock } from '../../src/host/clock.js';
 import { DatabaseHistoryReader } from '../../src/history/database-history-reader.js';
 import { restoreDevices } from '../../src/history/device-restore.js';
+import { series } from '../../src/history/history-queries.js';
 import { HistoryWriter } from '../../src/history/history-writer.js';
 import { pruneReadings } from '../../src/history/retention.js';
 import type { Reading } from '../../src/protocol/reading.js';
@@ -83,6 +84,37 @@ export function runHistoryStoreContract(name: string, create: () => Promise<Stor
         ).rows,
       );
       expect(rows).toEqual([0, 2, 4, 6].map((i) => ({ device_id: `${device}-${i}`, last_seq: 300, first_seen: T0 + 1000 })));
+    });
+
+    it('series at whole-minute buckets (per-minute rollups) gives the same points as aggregating the raw readings', async () => {
+      const w = writer({ batchSize: 37, concurrency: 3 });
+      // Every 7 s for 2 hours from an unaligned start; values exact in binary so sums match to the bit.
+      const start = Date.UTC(2026, 0, 5, 11, 59, 41, 250);
+      const sent = Array.from({ length: 1030 }, (_, i): Reading => {
+        const ts = start + i * 7000;
+        const data: Record<string, unknown> = i % 5 === 0 ? { status: 'idle' } : { temperature: (i % 17) - 8.5, humidity: 40 + (i % 9) * 0.25, status: 'ok' };
+        if (i % 11 === 0) data.pressure = 1000 + i;
+        return { tenantId: 'acme', deviceId: device, seq: i + 1, ts, receivedAt: ts + 3, data };
+      });
+      for (const r of sent) w.offer(r);
+      await w.drain();
+      // A batch stored again (a retry after a lost COMMIT reply) must not count twice.
+      for (const r of sent.slice(100, 180)) w.offer(r);
+      await w.drain();
+      const ranges: [number, number, number][] = [
+        [start, start + 7_210_000, 60_000],
+        [start - 41_250, start + 7_218_750, 300_000],
+        [start + 12_345, start + 3_600_000 + 999, 900_000],
+        [start, start + 7_210_000, 3_600_000],
+      ];
+      for (const [from, to, bucketMs] of ranges) {
+        const args = { deviceId: device, from, to, bucketMs };
+        const [rollup, raw] = await subject.database.withTenant('acme', async (sql) => [await series(sql, args), await series(sql, args, 'raw')]);
+        expect(raw.length).toBeGreaterThan(1);
+        expect(rollup).toEqual(raw);
+      }
+      const all = await subject.database.withTenant('acme', (sql) => series(sql, { deviceId: device, from: start - 60_000, to: start + 8_000_000, bucketMs: 86_400_000 }));
+      expect(all.map((p) => p.count)).toEqual([1030]);
     });
 
     it('keeps a fractional ts to the microsecond', async () => {
@@ -180,6 +212,10 @@ export function runHistoryStoreContract(name: string, create: () => Promise<Stor
       expect(await count(subject.database, 'acme', device)).toBe(5);
       expect(await count(subject.database, 'globex', device)).toBe(0);
       expect(await pruneReadings(subject.database, T0 - 7 * 86_400_000)).toBe(0);
+      const rollups = await subject.database.withTenant('acme', async (sql) =>
+        (await sql.query<{ n: number }>('select count(*)::int as n from reading_rollups where device_id = $1 and field is null', [device])).rows[0]!.n,
+      );
+      expect(rollups).toBe(1);
     });
 
     it('restores every tenant’s devices with their last reading', async () => {
