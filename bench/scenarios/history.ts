@@ -9,6 +9,7 @@ import { PgliteConnector } from '../../src/db/pglite-connector.js';
 import { portOpen } from '../harness/port-open.js';
 import { TenantDatabase } from '../../src/db/tenant-database.js';
 import { series } from '../../src/history/history-queries.js';
+import { MINUTE_OF } from '../../src/history/reading-rows.js';
 import { withChildren, type BenchChild } from '../harness/child-process.js';
 import type { LatencySummary } from '../harness/histogram.js';
 import { Histogram } from '../harness/histogram.js';
@@ -102,8 +103,8 @@ export interface SeriesResult {
 /**
  * `series` over `days` at 1-minute buckets for one device with a reading every second (604 800
  * readings for 7 days), in SQL as the endpoint runs it. The table holds `devices` devices; the
- * first `fullDevices` carry the full `days` at 1/s (seeded with generate_series), the queries go
- * round them.
+ * first `fullDevices` carry the full `days` at 1/s (seeded with generate_series, then their
+ * per-minute rollups as the writer keeps them), the queries go round them.
  */
 export async function runSeries(engine: string, connector: Connector, o: { devices: number; fullDevices: number; days: number; queries: number }): Promise<SeriesResult> {
   const seconds = o.days * 86_400;
@@ -129,7 +130,24 @@ export async function runSeries(engine: string, connector: Connector, o: { devic
       ),
     );
   }
-  await connector.transaction((sql) => sql.query('analyze readings'));
+  // The rollups the history writer keeps beside the readings it stores (see INSERT_READINGS).
+  for (let d = 0; d < o.fullDevices; d++) {
+    await connector.transaction((sql) =>
+      sql.query(
+        `insert into reading_rollups (tenant_id, device_id, minute, field, count, min, max, sum)
+         select tenant_id, device_id, ${MINUTE_OF('ts')}, null, count(*), null, null, null from readings where device_id = $1 group by 1, 2, 3
+         union all
+         select r.tenant_id, r.device_id, ${MINUTE_OF('r.ts')}, kv.key, count(*), min(kv.value::float8), max(kv.value::float8), sum(kv.value::float8)
+         from readings r cross join lateral jsonb_each(r.data) as kv
+         where r.device_id = $1 and jsonb_typeof(kv.value) = 'number' group by 1, 2, 3, 4`,
+        [`dev-${String(d).padStart(4, '0')}`],
+      ),
+    );
+  }
+  await connector.transaction(async (sql) => {
+    await sql.query('analyze readings');
+    await sql.query('analyze reading_rollups');
+  });
   const seedSeconds = (performance.now() - t0) / 1000;
   console.log(`series ${engine}: seeded ${o.fullDevices * seconds} readings in ${seedSeconds.toFixed(0)} s`);
   const database = new TenantDatabase(connector);
