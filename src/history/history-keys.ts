@@ -12,7 +12,8 @@ export const HISTORY_KEYS: readonly KeyDefinition[] = [
   { key: 'History:QueueCapacity', parse: p.int(100, 10_000_000), default: () => 100_000 },
   // Readings in one multi-row insert.
   { key: 'History:BatchSize', parse: p.int(1, 10_000), default: () => 1000 },
-  // Batches written at once. Unset: 4 on PostgreSQL (a pool), 1 on the embedded database (one connection).
+  // Writer lanes (by device), each writing one batch at a time. Unset: 4 on PostgreSQL (a pool), 1 on
+  // the embedded database (one connection).
   { key: 'History:WriterConcurrency', parse: p.int(1, 64) },
   // Longest a reading waits for its batch to fill (ms).
   { key: 'History:FlushIntervalMilliseconds', parse: p.int(0, 60_000), default: () => 50 },

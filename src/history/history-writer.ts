@@ -9,7 +9,8 @@ export interface HistoryWriterOptions {
   capacity: number;
   /** Readings per multi-row insert. */
   batchSize: number;
-  /** Batches written at once, each its own transactions (a pool serves them in parallel). Default 1. */
+  /** Lanes written at once, each one batch at a time in its own transactions; a device always
+   *  goes to the same lane. Default 1. */
   concurrency?: number;
   /** Longest a reading waits for its batch to fill (ms). */
   flushIntervalMs: number;
@@ -36,6 +37,16 @@ export interface HistoryWriterStats {
   rejected: number;
 }
 
+/** One device's readings always take the same lane, so they commit in order. */
+interface Lane {
+  readonly queue: Reading[];
+  /** The batch being written. */
+  inFlight: readonly Reading[] | undefined;
+  worker: Promise<void> | undefined;
+  /** Flush what is queued now, full batch or not. */
+  due: boolean;
+}
+
 /** SQLSTATE classes 22 (data exception) and 23 (integrity): the rows, not the connection, are at fault. */
 function refusedAsData(err: unknown): boolean {
   const code = (err as { code?: unknown }).code;
@@ -47,18 +58,17 @@ function refusedAsData(err: unknown): boolean {
  * reading and goes when full or after `flushIntervalMs`), one transaction per tenant per batch
  * through `withTenant`, so row-level security checks every row. A refused batch is retried (the
  * insert ignores rows already stored, so a retry after a lost COMMIT reply stores nothing twice).
- * Up to `concurrency` batches are written at once; their order does not matter, because every
- * statement is idempotent per row and the device row only moves forward.
+ * Readings go into `concurrency` lanes by device, each writing one batch at a time: concurrent
+ * batches then touch disjoint device and rollup rows (no lock waits between them), and each
+ * device's readings still commit in `seq` order, which the readings cursor relies on.
  * `drain` writes everything accepted; shutdown calls it before the database closes.
  */
 export class HistoryWriter {
   readonly #o: HistoryWriterOptions;
-  readonly #queue: Reading[] = [];
-  readonly #inFlight = new Set<readonly Reading[]>();
-  readonly #workers = new Set<Promise<void>>();
+  readonly #lanes: Lane[];
+  /** Readings in the lanes' queues (not in flight): what the capacity bounds. */
+  #queued = 0;
   #timer: TimerHandle | undefined;
-  /** Flush what is queued now, full batch or not. */
-  #due = false;
   #draining = false;
   readonly #knownTenants = new Set<string>();
   #accepted = 0;
@@ -72,26 +82,38 @@ export class HistoryWriter {
 
   constructor(options: HistoryWriterOptions) {
     this.#o = options;
+    this.#lanes = Array.from({ length: Math.max(1, options.concurrency ?? 1) }, () => ({ queue: [], inFlight: undefined, worker: undefined, due: false }));
+  }
+
+  #laneOf(tenantId: string, deviceId: string): Lane {
+    if (this.#lanes.length === 1) return this.#lanes[0]!;
+    let h = 0;
+    for (let i = 0; i < tenantId.length; i++) h = (h * 31 + tenantId.charCodeAt(i)) | 0;
+    for (let i = 0; i < deviceId.length; i++) h = (h * 31 + deviceId.charCodeAt(i)) | 0;
+    return this.#lanes[(h >>> 0) % this.#lanes.length]!;
   }
 
   /** Queues an accepted reading; false (counted and logged) when the queue is full. Never throws, never waits. */
   offer(reading: Reading): boolean {
-    if (this.#queue.length >= this.#o.capacity) {
+    if (this.#queued >= this.#o.capacity) {
       this.#dropped++;
       this.#warnFull();
       return false;
     }
-    this.#queue.push(reading);
+    const lane = this.#laneOf(reading.tenantId, reading.deviceId);
+    lane.queue.push(reading);
+    this.#queued++;
     this.#accepted++;
-    if (this.#queue.length >= this.#o.batchSize) this.#kick();
-    else if (this.#timer === undefined && this.#workers.size === 0) this.#arm();
+    if (lane.queue.length >= this.#o.batchSize) this.#kick(lane);
+    else if (this.#timer === undefined && lane.worker === undefined) this.#arm();
     return true;
   }
 
   /** Accepted readings of one device not yet committed, with `seq > afterSeq`, ascending. */
   pendingAfter(tenantId: string, deviceId: string, afterSeq: number): Reading[] {
     const out: Reading[] = [];
-    for (const list of [...this.#inFlight, this.#queue]) {
+    const lane = this.#laneOf(tenantId, deviceId);
+    for (const list of [lane.inFlight ?? [], lane.queue]) {
       for (const r of list) if (r.seq > afterSeq && r.deviceId === deviceId && r.tenantId === tenantId) out.push(r);
     }
     return out.sort((a, b) => a.seq - b.seq);
@@ -107,7 +129,7 @@ export class HistoryWriter {
       accepted: this.#accepted,
       written: this.#written,
       dropped: this.#dropped,
-      pending: this.#queue.length + this.#inFlightCount(),
+      pending: this.#queued + this.#lanes.reduce((n, lane) => n + (lane.inFlight?.length ?? 0), 0),
       failedBatches: this.#failedBatches,
       rejected: this.#rejected,
     };
@@ -117,11 +139,14 @@ export class HistoryWriter {
   async drain(signal?: AbortSignal): Promise<void> {
     this.#draining = true;
     try {
-      while ((this.#queue.length > 0 || this.#workers.size > 0) && !signal?.aborted) {
-        this.#due = true;
-        this.#kick();
-        if (this.#workers.size === 0) break;
-        const running = Promise.race(this.#workers);
+      while (this.#lanes.some((lane) => lane.queue.length > 0 || lane.worker !== undefined) && !signal?.aborted) {
+        for (const lane of this.#lanes) {
+          lane.due = true;
+          this.#kick(lane);
+        }
+        const workers = this.#lanes.flatMap((lane) => (lane.worker === undefined ? [] : [lane.worker]));
+        if (workers.length === 0) break;
+        const running = Promise.race(workers);
         await new Promise<void>((resolve) => {
           signal?.addEventListener('abort', () => resolve(), { once: true });
           running.then(resolve, resolve);
@@ -135,43 +160,35 @@ export class HistoryWriter {
   #arm(): void {
     this.#timer = this.#o.clock.setTimeout(() => {
       this.#timer = undefined;
-      this.#due = true;
-      this.#kick();
+      for (const lane of this.#lanes) {
+        if (lane.queue.length === 0) continue;
+        lane.due = true;
+        this.#kick(lane);
+      }
     }, this.#o.flushIntervalMs);
     this.#timer.unref?.();
   }
 
-  #inFlightCount(): number {
-    let n = 0;
-    for (const batch of this.#inFlight) n += batch.length;
-    return n;
+  #hasWork(lane: Lane): boolean {
+    return lane.queue.length >= this.#o.batchSize || (lane.due && lane.queue.length > 0);
   }
 
-  #hasWork(): boolean {
-    return this.#queue.length >= this.#o.batchSize || (this.#due && this.#queue.length > 0);
+  #kick(lane: Lane): void {
+    if (lane.worker !== undefined || !this.#hasWork(lane)) return;
+    lane.worker = this.#run(lane).finally(() => {
+      lane.worker = undefined;
+      lane.due = false;
+      if (lane.queue.length === 0) return;
+      if (lane.queue.length >= this.#o.batchSize) this.#kick(lane);
+      else if (this.#timer === undefined) this.#arm();
+    });
   }
 
-  #kick(): void {
-    if (this.#timer !== undefined) {
-      this.#o.clock.clearTimeout(this.#timer);
-      this.#timer = undefined;
-    }
-    while (this.#workers.size < Math.max(1, this.#o.concurrency ?? 1) && this.#hasWork()) {
-      const worker: Promise<void> = this.#run().finally(() => {
-        this.#workers.delete(worker);
-        if (this.#workers.size > 0) return;
-        if (this.#queue.length === 0) this.#due = false;
-        else if (this.#hasWork()) this.#kick();
-        else this.#arm();
-      });
-      this.#workers.add(worker);
-    }
-  }
-
-  async #run(): Promise<void> {
-    while (this.#hasWork()) {
-      const batch = this.#queue.splice(0, this.#o.batchSize);
-      this.#inFlight.add(batch);
+  async #run(lane: Lane): Promise<void> {
+    while (this.#hasWork(lane)) {
+      const batch = lane.queue.splice(0, this.#o.batchSize);
+      this.#queued -= batch.length;
+      lane.inFlight = batch;
       try {
         await this.#write(batch);
         this.#written += batch.length;
@@ -189,14 +206,15 @@ export class HistoryWriter {
             err = again;
           }
         }
-        // Back at the front; the queue may briefly exceed its capacity by the batches in flight.
-        this.#inFlight.delete(batch);
-        this.#queue.unshift(...batch);
-        this.#o.log.warn({ err, readings: batch.length, pending: this.#queue.length }, 'history batch not stored; retrying');
+        // Back at the front, in order; the queue may briefly exceed its capacity by this batch.
+        lane.queue.unshift(...batch);
+        this.#queued += batch.length;
+        lane.inFlight = undefined;
+        this.#o.log.warn({ err, readings: batch.length, pending: this.#queued }, 'history batch not stored; retrying');
         await this.#pause(this.#o.retryMs ?? 1000);
         continue;
       } finally {
-        this.#inFlight.delete(batch);
+        lane.inFlight = undefined;
       }
     }
   }

@@ -60,9 +60,18 @@ export function runHistoryStoreContract(name: string, create: () => Promise<Stor
       expect(back).toEqual({ readings: sent.slice(0, 300).map(({ traceparent: _, ...r }) => r), truncated: false });
     });
 
-    it('with several batches in flight stores every accepted reading once and keeps each device at its newest', async () => {
+    it('with several lanes in flight stores every accepted reading once, each device in seq order, and keeps each device at its newest', async () => {
       const w = writer({ batchSize: 50, concurrency: 4 });
       const devices = Array.from({ length: 7 }, (_, i) => `${device}-${i}`);
+      // Each device's readings commit in seq order (the readings cursor relies on it).
+      const committed = new Map<string, number>();
+      const outOfOrder: string[] = [];
+      w.observe((batch) => {
+        for (const r of batch) {
+          if (r.seq <= (committed.get(r.deviceId) ?? 0)) outOfOrder.push(`${r.deviceId}#${r.seq}`);
+          committed.set(r.deviceId, r.seq);
+        }
+      });
       let accepted = 0;
       for (let seq = 1; seq <= 300; seq++) {
         for (const [i, d] of devices.entries()) if (w.offer(reading(i % 2 === 0 ? 'acme' : 'globex', d, seq))) accepted++;
@@ -72,6 +81,7 @@ export function runHistoryStoreContract(name: string, create: () => Promise<Stor
       expect(w.stats().pending).toBe(accepted);
       await w.drain();
       expect(w.stats()).toMatchObject({ accepted: 2100, written: 2100, pending: 0 });
+      expect(outOfOrder).toEqual([]);
       let stored = 0;
       for (const [i, d] of devices.entries()) stored += await count(subject.database, i % 2 === 0 ? 'acme' : 'globex', d);
       expect(stored).toBe(accepted);
