@@ -5,6 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CacheStore, CacheStoreLimits } from '../../src/cache/cache-store.js';
+import { eventually } from '../support/app-harness.js';
 
 export interface StoreUnderTest {
   store: CacheStore;
@@ -14,14 +15,6 @@ export interface StoreUnderTest {
 
 const LIMITS: CacheStoreLimits = { maxEntries: 20, maxEntryBytes: 1024 };
 const b = (s: string) => Buffer.from(s);
-
-async function until(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 export function runCacheStoreContract(name: string, create: (limits: CacheStoreLimits) => Promise<StoreUnderTest>): void {
   describe(`${name} (CacheStore contract)`, () => {
@@ -53,7 +46,7 @@ export function runCacheStoreContract(name: string, create: (limits: CacheStoreL
     it('forgets a value once its time is up, and keeps one still fresh', async () => {
       await store.set('short', b('s'), 40);
       await store.set('long', b('l'), 60_000);
-      await until(async () => (await store.get('short')) === undefined, 3000, 'the short entry to expire');
+      await eventually(async () => (await store.get('short')) === undefined, 3000, 'the short entry to expire');
       expect((await store.get('long'))?.toString()).toBe('l');
     });
 

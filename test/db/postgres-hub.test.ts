@@ -5,7 +5,7 @@ import { defaultMigrationsDirectory, loadMigrations, migrate } from '../../src/d
 import { PgConnector } from '../../src/db/pg-connector.js';
 import { TenantDatabase } from '../../src/db/tenant-database.js';
 import { ChildHost, EPHEMERAL, MAIN } from '../host/support/child-host.js';
-import { startApp, type RunningApp } from '../support/app-harness.js';
+import { eventually, startApp, type RunningApp } from '../support/app-harness.js';
 import { createTestDatabase, requirePostgres, type TestDatabase } from '../support/postgres.js';
 
 const log = { warn: () => undefined };
@@ -17,14 +17,6 @@ async function asAdmin(sql: string): Promise<void> {
     await client.query(sql);
   } finally {
     await client.end();
-  }
-}
-
-async function until(what: string, predicate: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await predicate().catch(() => false))) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
   }
 }
 
@@ -74,19 +66,19 @@ describe.runIf(available)('the hub on PostgreSQL', () => {
       expect(await probe('/health/ready')).toEqual({ status: 200, database: 'Healthy' });
       await asAdmin(`alter database ${test.name} allow_connections false`);
       await asAdmin(`select pg_terminate_backend(pid) from pg_stat_activity where datname = '${test.name}'`);
-      await until('ready 503', async () => (await probe('/health/ready')).status === 503);
+      await eventually(() => probe('/health/ready').then((r) => r.status === 503, () => false), 15_000, 'ready 503');
       expect(await probe('/health/ready')).toEqual({ status: 503, database: 'Unhealthy' });
       expect((await probe('/health/live')).status).toBe(200);
       // Readings accepted while the database is away wait in the writer's queue.
       for (let n = 0; n < 50; n++) {
         expect(app.app.telemetry.pipeline.offer({ tenantId: 'outage', deviceId: 'd1', payload: Buffer.from(JSON.stringify({ n })) }).accepted).toBe(true);
       }
-      await until('a batch refused', async () => app.app.history!.writer.stats().failedBatches > 0);
+      await eventually(() => app.app.history!.writer.stats().failedBatches > 0, 15_000, 'a batch refused');
       expect(app.app.history!.writer.stats().pending).toBe(50);
       await asAdmin(`alter database ${test.name} allow_connections true`);
-      await until('ready 200 again', async () => (await probe('/health/ready')).status === 200);
+      await eventually(() => probe('/health/ready').then((r) => r.status === 200, () => false), 15_000, 'ready 200 again');
       expect(await probe('/health/ready')).toEqual({ status: 200, database: 'Healthy' });
-      await until('the queued readings stored', async () => app.app.history!.writer.stats().pending === 0);
+      await eventually(() => app.app.history!.writer.stats().pending === 0, 15_000, 'the queued readings stored');
       const stored = await app.app.database.withTenant('outage', async (sql) => (await sql.query<{ n: number }>('select count(*)::int as n from readings')).rows[0]!.n);
       expect(stored).toBe(50);
     });

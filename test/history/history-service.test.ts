@@ -6,18 +6,11 @@ import { HistoryService } from '../../src/history/history-service.js';
 import { HistoryWriter } from '../../src/history/history-writer.js';
 import type { Reading } from '../../src/protocol/reading.js';
 import { freshDataDirectory } from '../support/embedded-database.js';
+import { eventually } from '../support/app-harness.js';
 import { ManualClock } from '../support/manual-clock.js';
 
 const DAY = 86_400_000;
 const log = { info: () => undefined, warn: () => undefined };
-
-async function until(what: string, predicate: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await predicate())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 describe('history service', () => {
   const data = freshDataDirectory();
@@ -47,14 +40,14 @@ describe('history service', () => {
     await service.start();
     expect(restored.map((r) => r.seq)).toEqual([3]);
     clock.advance(0);
-    await until('the 8-day-old reading deleted', async () => (await seqs()).length === 2);
+    await eventually(async () => (await seqs()).length === 2, 10_000, 'the 8-day-old reading deleted');
     expect(await seqs()).toEqual([2, 3]);
 
     clock.advance(59 * 60_000);
     // Reading 2 is past the retention now, but retention runs only on the hour.
     expect(await seqs()).toEqual([2, 3]);
     clock.advance(60_000);
-    await until('the reading that aged past 7 days deleted', async () => (await seqs()).length === 1);
+    await eventually(async () => (await seqs()).length === 1, 10_000, 'the reading that aged past 7 days deleted');
     expect(await seqs()).toEqual([3]);
     await service.stop(new AbortController().signal);
   });

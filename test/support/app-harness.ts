@@ -89,10 +89,10 @@ export function connectTelemetry(url: string, token: string | undefined): Promis
   });
 }
 
-/** Resolves when `predicate` holds, polling every 10 ms; rejects after `timeoutMs`. */
-export async function eventually(predicate: () => boolean, timeoutMs = 5000, what = 'condition'): Promise<void> {
+/** Resolves when `predicate` holds (it may ask a database or a store), polling every 10 ms; rejects after `timeoutMs`. */
+export async function eventually(predicate: () => boolean | Promise<boolean>, timeoutMs = 5000, what = 'condition'): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
+  while (!(await predicate())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 10));
   }
