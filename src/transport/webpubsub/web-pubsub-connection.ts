@@ -254,7 +254,7 @@ export class WebPubSubConnection implements HubConnection {
         case 'json':
           // A whole frame in one write, between ws's own whole-frame writes: the endpoint turns
           // compression off, so ws never holds frames back in a queue this could overtake. Frames
-          // of one tick leave together (cork); ws's own writes go through the same stream, in order.
+          // of one loop turn leave together (cork); ws's own writes go through the same stream, in order.
           if (open) writeCorked(this.#raw!, message.encoded(webSocketJsonFrameCodec));
           break;
         case 'protobuf':
