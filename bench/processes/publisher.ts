@@ -49,8 +49,8 @@ const clients: mqtt.MqttClient[] =
       );
 const clientFor = (k: number): mqtt.MqttClient => clients[k % clients.length]!;
 
-/** Unsent bytes above which the publisher waits for the broker (about 10k readings). */
-const MAX_BACKLOG_BYTES = 1 << 20;
+/** Unsent bytes above which the publisher waits for the broker (about 60k readings: a broker descheduled for a moment on a busy machine is not a limit). */
+const MAX_BACKLOG_BYTES = 8 << 20;
 
 let rate = 0;
 let published = 0;
