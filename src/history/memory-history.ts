@@ -21,7 +21,9 @@ interface DeviceHistory {
  * device is trimmed in halves) and maxDevices devices.
  */
 export class MemoryHistory implements HistoryReader {
-  readonly #devices = new Map<string, DeviceHistory>();
+  /** By tenant, then device: found by the reading's own id strings, no key built per reading. */
+  readonly #tenants = new Map<string, Map<string, DeviceHistory>>();
+  #deviceCount = 0;
   readonly #maxPerDevice: number;
   readonly #maxDevices: number;
 
@@ -32,12 +34,14 @@ export class MemoryHistory implements HistoryReader {
 
   /** Keeps an accepted reading. A reading not above its device's newest seq is ignored (seq only grows). */
   record(reading: Reading): void {
-    const key = deviceKey(reading.tenantId, reading.deviceId);
-    let device = this.#devices.get(key);
+    let devices = this.#tenants.get(reading.tenantId);
+    let device = devices?.get(reading.deviceId);
     if (device === undefined) {
-      if (this.#devices.size >= this.#maxDevices) return;
+      if (this.#deviceCount >= this.#maxDevices) return;
+      if (devices === undefined) this.#tenants.set(reading.tenantId, (devices = new Map()));
       device = { readings: [], droppedUpTo: 0 };
-      this.#devices.set(key, device);
+      devices.set(reading.deviceId, device);
+      this.#deviceCount++;
     }
     const newest = device.readings[device.readings.length - 1];
     if (newest !== undefined && reading.seq <= newest.seq) return;
@@ -47,7 +51,7 @@ export class MemoryHistory implements HistoryReader {
   }
 
   async readingsAfter(tenantId: string, deviceId: string, afterSeq: number, max: number): Promise<ReadingsAfter> {
-    const device = this.#devices.get(deviceKey(tenantId, deviceId));
+    const device = this.#tenants.get(tenantId)?.get(deviceId);
     if (device === undefined) return { readings: [], truncated: false };
     if (device.readings.length > this.#maxPerDevice) this.#trim(device);
     const { readings } = device;
@@ -62,10 +66,6 @@ export class MemoryHistory implements HistoryReader {
     device.droppedUpTo = device.readings[drop - 1]!.seq;
     device.readings = device.readings.slice(drop);
   }
-}
-
-function deviceKey(tenantId: string, deviceId: string): string {
-  return `${tenantId}\u0000${deviceId}`;
 }
 
 /** Index of the first reading with seq > afterSeq (readings ascend by seq). */

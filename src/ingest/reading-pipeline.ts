@@ -6,7 +6,7 @@ import { DeviceThrottle } from './device-throttle.js';
 import { emptyDropCounts, type DropReason } from './drop-reason.js';
 import type { RawReading, ReadingSink, SinkResult } from './source.js';
 import { localSeq, type SeqAllocator } from './seq-allocator.js';
-import { validateReading, type ValidReading } from './validate-reading.js';
+import { readingOf } from './validate-reading.js';
 import type { WarnLogger } from './warn-logger.js';
 
 export interface ReadingPipelineOptions {
@@ -37,7 +37,8 @@ export interface ReadingPipelineOptions {
 /** An accepted reading waiting for its `seq` behind earlier ones. */
 interface Pending {
   readonly raw: RawReading;
-  readonly valid: ValidReading;
+  /** Valid; its `seq` is set when it leaves the queue. */
+  readonly reading: Reading;
   /** Set once known; `failed` when the allocator could not answer (the seq is counted here). */
   seq: number | 'failed' | undefined;
 }
@@ -95,26 +96,34 @@ export class ReadingPipeline implements ReadingSink {
 
   offer(raw: RawReading): SinkResult {
     const now = this.#now();
-    const result = validateReading(raw, now);
-    if (!result.ok) {
-      this.#drop(result.reason, raw, now);
-      return { accepted: false, reason: result.reason };
+    const reading = readingOf(raw, now);
+    if (typeof reading === 'string') {
+      this.#drop(reading, raw, now);
+      return { accepted: false, reason: reading };
     }
-    const valid = result.value;
-    if (!this.#registry.accepts(valid.tenantId, valid.deviceId)) {
-      this.#drop('device_limit', raw, now);
-      return { accepted: false, reason: 'device_limit' };
+    // The device's one lookup on the way in: its seq floor, the duplicate check and the record.
+    const known = this.#registry.entry(reading.tenantId, reading.deviceId);
+    if (known === undefined) {
+      if (!this.#registry.accepts(reading.tenantId, reading.deviceId)) {
+        this.#drop('device_limit', raw, now);
+        return { accepted: false, reason: 'device_limit' };
+      }
+    } else {
+      // The ids the device's entry already holds: kept readings (last value, history) then share
+      // them, and the strings cut from this message's topic die young instead of being copied by GC.
+      reading.tenantId = known.last.tenantId;
+      reading.deviceId = known.deviceId;
     }
     const waiting = this.#pending.length > 0;
-    if (raw.sequence !== undefined && !waiting) return this.#accept(raw, valid, raw.sequence);
+    if (raw.sequence !== undefined && !waiting) return this.#accept(raw, reading, raw.sequence, known, now);
     if (waiting && this.#pending.length >= this.#maxPending) {
       this.#drop('backlog', raw, now);
       return { accepted: false, reason: 'backlog' };
     }
     // The registry keeps each device's last reading, so seq survives the throttle forgetting it.
-    const seq = raw.sequence ?? this.#seq.next(valid.tenantId, valid.deviceId, this.#lastSeq(valid));
-    if (typeof seq === 'number' && !waiting) return this.#accept(raw, valid, seq);
-    const entry: Pending = { raw, valid, seq: typeof seq === 'number' ? seq : undefined };
+    const seq = raw.sequence ?? this.#seq.next(reading.tenantId, reading.deviceId, known?.last.seq ?? 0);
+    if (typeof seq === 'number' && !waiting) return this.#accept(raw, reading, seq, known, now);
+    const entry: Pending = { raw, reading, seq: typeof seq === 'number' ? seq : undefined };
     this.#pending.push(entry);
     if (typeof seq !== 'number') {
       seq.then(
@@ -131,29 +140,24 @@ export class ReadingPipeline implements ReadingSink {
   /** Hands on the readings at the head of the queue whose seq is known. */
   #release(): void {
     while (this.#pending.length > 0 && this.#pending[0]!.seq !== undefined) {
-      const { raw, valid, seq } = this.#pending.shift() as Pending & { seq: number | 'failed' };
-      const local = this.#lastSeq(valid) + 1;
+      const { raw, reading, seq } = this.#pending.shift() as Pending & { seq: number | 'failed' };
+      // Looked up now: earlier readings of the device left the queue since this one arrived.
+      const known = this.#registry.entry(reading.tenantId, reading.deviceId);
+      const local = (known?.last.seq ?? 0) + 1;
       // Never below what this instance handed out: a counter that fell behind (Redis lost its
       // data) must not repeat a seq subscribers have seen.
-      this.#accept(raw, valid, seq === 'failed' ? local : raw.sequence !== undefined ? seq : Math.max(seq, local));
+      this.#accept(raw, reading, seq === 'failed' ? local : raw.sequence !== undefined ? seq : Math.max(seq, local), known, this.#now());
     }
     if (this.#pending.length === 0) for (const wake of this.#settledWaiters.splice(0)) wake();
   }
 
-  #lastSeq(valid: ValidReading): number {
-    return this.#registry.entry(valid.tenantId, valid.deviceId)?.last.seq ?? 0;
-  }
-
-  #accept(raw: RawReading, valid: ValidReading, seq: number): SinkResult {
-    const now = this.#now();
-    const known = this.#registry.entry(valid.tenantId, valid.deviceId);
+  /** `known`: the device's registry entry, looked up once by the caller (undefined: a new device). */
+  #accept(raw: RawReading, reading: Reading, seq: number, known: DeviceListItem | undefined, now: number): SinkResult {
     if (raw.sequence !== undefined && raw.sequence <= (known?.last.seq ?? 0)) {
       this.#drop('duplicate', raw, now);
       return { accepted: false, reason: 'duplicate' };
     }
-    // Spelled out, not spread: one object shape for every reading keeps this hot path monomorphic.
-    const reading: Reading = { tenantId: valid.tenantId, deviceId: valid.deviceId, seq, ts: valid.ts, receivedAt: valid.receivedAt, data: valid.data };
-    if (valid.traceparent !== undefined) reading.traceparent = valid.traceparent;
+    reading.seq = seq;
     const entry = this.#registry.recordEntry(reading, known);
     if (entry === undefined) {
       this.#drop('device_limit', raw, now);

@@ -16,9 +16,27 @@ export interface Reading {
 /** Tenant and device ids: contract "Device ingestion". */
 export const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
+/**
+ * `ID_PATTERN`, spelled out as a loop over char codes: ingestion checks two ids per reading, and
+ * the loop costs a fraction of a regular expression call (test/protocol fuzzes it against the pattern).
+ */
 export function isValidId(id: unknown): id is string {
-  return typeof id === 'string' && ID_PATTERN.test(id);
+  if (typeof id !== 'string' || id.length === 0 || id.length > 64) return false;
+  if (!isAlphanumeric(id.charCodeAt(0))) return false;
+  for (let i = 1; i < id.length; i++) {
+    const c = id.charCodeAt(i);
+    if (!isAlphanumeric(c) && c !== UNDERSCORE && c !== DOT && c !== DASH) return false;
+  }
+  return true;
 }
+
+function isAlphanumeric(c: number): boolean {
+  return (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
+}
+
+const UNDERSCORE = 0x5f;
+const DOT = 0x2e;
+const DASH = 0x2d;
 
 /** The hub group a device's readings are sent to. */
 export function deviceGroup(tenantId: string, deviceId: string): string {

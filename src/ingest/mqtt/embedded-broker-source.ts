@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { IngestionSource, ReadingSink } from '../source.js';
 import type { EmbeddedBroker } from './embedded-broker.js';
-import { parseTelemetryTopic, TELEMETRY_SUBSCRIPTION } from './telemetry-topic.js';
+import { TELEMETRY_SUBSCRIPTION, telemetryReading } from './telemetry-topic.js';
 
 /**
  * Reads device telemetry from the host's own embedded broker in-process: one hop less than an MQTT
@@ -30,8 +30,7 @@ export class EmbeddedBrokerSource implements IngestionSource {
       sink.refused?.('topic_not_allowed', { tenantId: refusal.tenantId, deviceId: refusal.deviceId, payload: new Uint8Array(0) });
     });
     const unsubscribe = await this.#broker.subscribe(TELEMETRY_SUBSCRIPTION, (topic, payload) => {
-      const { tenantId, deviceId } = parseTelemetryTopic(topic);
-      sink.offer({ tenantId, deviceId, payload });
+      sink.offer(telemetryReading(topic, payload));
     });
     this.#subscribed = true;
     this.#log.info({ topic: TELEMETRY_SUBSCRIPTION }, 'embedded broker subscribed');
