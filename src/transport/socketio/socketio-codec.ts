@@ -25,10 +25,18 @@ export interface SocketIoMessagePayload {
 export const socketIoCodec: MessageCodec<readonly (string | Buffer)[]> = {
   id: 'socket.io/event',
   encode(message: OutboundMessage): (string | Buffer)[] {
-    const args = message.kind === 'reading' ? ['reading', message.data] : ['message', messagePayload(message)];
-    return encoder.encode({ type: PacketType.EVENT, nsp: TELEMETRY_NAMESPACE, data: args }) as (string | Buffer)[];
+    if (message.kind === 'reading') return [readingPacket(message.data)];
+    return encoder.encode({ type: PacketType.EVENT, nsp: TELEMETRY_NAMESPACE, data: ['message', messagePayload(message)] }) as (string | Buffer)[];
   },
 };
+
+/**
+ * socket.io-parser's text packet of a `reading` event, written out: a reading is plain JSON, never
+ * binary, so its per-message walk for Buffers (and the debug build's hooks Node loads) are not needed.
+ */
+function readingPacket(data: unknown): string {
+  return `${PacketType.EVENT}${TELEMETRY_NAMESPACE},${JSON.stringify(['reading', data])}`;
+}
 
 function messagePayload(message: OutboundMessage): SocketIoMessagePayload {
   const { source, dataType } = message;

@@ -13,7 +13,9 @@ import { jsonValueTooDeep, MAX_JSON_DEPTH } from '../../protocol/json-depth.js';
 import { deviceGroup, isValidId, toWireReading } from '../../protocol/reading.js';
 import type { Principal } from '../../security/principal.js';
 import { scheduleExpiry } from '../../security/schedule-expiry.js';
+import { PendingHandshakes } from './pending-handshakes.js';
 import { SocketIoConnection } from './socketio-connection.js';
+import { dropUpgradeResponseRelay } from './upgrade-response-relay.js';
 import { TELEMETRY_NAMESPACE } from './socketio-codec.js';
 
 export interface SocketIoTransportOptions {
@@ -31,6 +33,18 @@ export interface SocketIoTransportOptions {
 }
 
 type Ack = (response: unknown) => void;
+
+/** What the hub keeps of a session, in `socket.data` (the middleware puts the principal there first). */
+interface Session {
+  principal: Principal;
+  connection: SocketIoConnection;
+  /** Ends the pending token-expiry timer. */
+  cancelExpiry: () => void;
+  refreshing: boolean;
+}
+
+/** Shared by every slimmed handshake (see the connection handler). */
+const NOTHING = Object.freeze({});
 
 const HUB_ERR = {
   unauthenticated: 'HUB_ERR_AUTH_UNAUTHENTICATED',
@@ -58,9 +72,7 @@ const UNAUTHORIZED = 'unauthorized';
 export class SocketIoTransport {
   readonly #options: SocketIoTransportOptions;
   readonly #engine: Engine;
-  /** Pending slots of handshakes not yet in the telemetry namespace: they hold memory unauthenticated. */
-  readonly #pendingByRequest = new WeakMap<IncomingMessage, () => void>();
-  readonly #pendingBySession = new WeakMap<object, () => void>();
+  readonly #pending = new PendingHandshakes();
 
   constructor(options: SocketIoTransportOptions) {
     this.#options = options;
@@ -82,23 +94,16 @@ export class SocketIoTransport {
    * `release` frees a new session's pending-handshake slot once it joins the namespace or ends.
    */
   handleRequest(req: IncomingMessage, res: ServerResponse, release?: () => void): void {
-    if (release) this.#holdPending(req, res, release);
+    if (release) this.#pending.hold(req, res, release);
     this.#engine.handleRequest(req, res);
   }
 
   /** A WebSocket upgrade (a new session, or a polling session upgrading); `release` as for handleRequest. */
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, release?: () => void): void {
-    if (release) this.#holdPending(req, socket, release);
+    if (release) this.#pending.hold(req, socket, release);
+    const closeListeners = socket.listenerCount('close');
     this.#engine.handleUpgrade(req, socket, head);
-  }
-
-  #holdPending(req: IncomingMessage, exchange: ServerResponse | Duplex, release: () => void): void {
-    this.#pendingByRequest.set(req, release);
-    exchange.once('close', () => {
-      if (this.#pendingByRequest.get(req) !== release) return;
-      this.#pendingByRequest.delete(req);
-      release();
-    });
+    dropUpgradeResponseRelay(socket, closeListeners);
   }
 
   #listen(io: Server): void {
@@ -119,13 +124,7 @@ export class SocketIoTransport {
     });
     // A handshake holds its pending slot (Http:MaxPendingUpgrades) until its session joins the
     // telemetry namespace or closes; one the engine refused never becomes a session.
-    this.#engine.on('connection', (session: { request: IncomingMessage; once(event: 'close', fn: () => void): void }) => {
-      const release = this.#pendingByRequest.get(session.request);
-      if (release === undefined) return;
-      this.#pendingByRequest.delete(session.request);
-      this.#pendingBySession.set(session, release);
-      session.once('close', release);
-    });
+    this.#engine.on('connection', (session: Parameters<PendingHandshakes['started']>[0]) => this.#pending.started(session));
     const nsp = io.of(TELEMETRY_NAMESPACE);
     nsp.use((socket, next) => {
       const token = tokenOf(socket);
@@ -150,24 +149,48 @@ export class SocketIoTransport {
         (err: unknown) => next(err instanceof Error ? err : new Error(String(err))),
       );
     });
+    const transport = this;
+    const onSlow = (slow: SocketIoConnection) => {
+      log.warn({ connectionId: slow.id }, 'socket.io client too slow; disconnecting');
+      slow.close('policy');
+    };
+    // One listener of each kind for every socket (socket.io calls them with the socket as `this`):
+    // an idle session holds its state in `socket.data`, not in closures of its own.
+    function onDisconnect(this: Socket): void {
+      const session = this.data as Session;
+      hub.removeConnection(session.connection.id);
+      session.cancelExpiry();
+    }
+    function onSubscribe(this: Socket, payload: unknown, ack: unknown): void {
+      const { connection, principal } = this.data as Session;
+      transport.#subscribe(connection, principal, payload, ack);
+    }
+    function onUnsubscribe(this: Socket, payload: unknown, ack: unknown): void {
+      const { connection, principal } = this.data as Session;
+      transport.#unsubscribe(connection, principal, payload, ack);
+    }
+    function onRefresh(this: Socket, payload: unknown, ack: unknown): void {
+      transport.#refresh(this, payload, typeof ack === 'function' ? (ack as Ack) : () => undefined);
+    }
     nsp.on('connection', (socket) => {
-      this.#pendingBySession.get(socket.conn)?.();
-      const principal = socket.data.principal as Principal;
-      const connection = new SocketIoConnection(socket, principal.sub, principal.tenantId, (slow) => {
-        log.warn({ connectionId: slow.id }, 'socket.io client too slow; disconnecting');
-        slow.close('policy');
-      }, this.#options.deliveries);
+      this.#pending.joined(socket.conn);
+      const principal = (socket.data as Pick<Session, 'principal'>).principal;
+      const connection = new SocketIoConnection(socket, principal.sub, principal.tenantId, onSlow, this.#options.deliveries);
       // Checked in the middleware already; another connection of the user may have won the race since.
       if (hub.tryAddConnection(connection) !== undefined) {
         socket.emit('hub_closed', { reason: 'policy', code: HUB_ERR.limit });
         socket.disconnect(true);
         return;
       }
-      socket.on('disconnect', () => hub.removeConnection(connection.id));
+      const session: Session = { principal, connection, cancelExpiry: this.#expire(socket, principal), refreshing: false };
+      socket.data = session;
+      socket.on('disconnect', onDisconnect);
       // Idle memory (socket.io's own advice): engine.io keeps the handshake's HTTP request for the
-      // session's life and each socket sits in a room of its own; the hub uses neither from here on
-      // (its groups are the hub's, and the handshake was read above).
+      // session's life, socket.io a copy of its headers, query and auth (the token), and each
+      // socket sits in a room of its own; the hub uses none of them from here on (its groups are
+      // the hub's, and the handshake was read above).
       (socket.conn as unknown as { request: unknown }).request = null;
+      Object.assign(socket.handshake, { headers: NOTHING, query: NOTHING, auth: NOTHING, url: '' });
       void nsp.adapter.delAll(socket.id);
       // Every event's arguments, before any handler: nothing a client nests reaches an encoder.
       socket.use((packet, next) => {
@@ -179,44 +202,45 @@ export class SocketIoTransport {
           (ack as Ack)({ ok: false, error: { code: HUB_ERR.badMessage, message: `event data must be nested at most ${MAX_JSON_DEPTH} levels` } });
         }
       });
-      socket.on('subscribe', (payload: unknown, ack: unknown) => this.#subscribe(connection, principal, payload, ack));
-      socket.on('unsubscribe', (payload: unknown, ack: unknown) => this.#unsubscribe(connection, principal, payload, ack));
-      // Never left silently authorised: an expired token ends the session, unless the client refreshed it in time.
-      const expire = (current: Principal) =>
-        scheduleExpiry(
-          current,
-          () => {
-            socket.emit('hub_closed', { reason: 'token-expired', code: HUB_ERR.invalidToken });
-            socket.disconnect(true);
-          },
-          this.#options.clock,
-        );
-      let cancelExpiry = expire(principal);
-      let refreshing = false;
-      socket.on('disconnect', () => cancelExpiry());
-      socket.on('refresh', (payload: unknown, ack: unknown) => {
-        const reply: Ack = typeof ack === 'function' ? (ack as Ack) : () => undefined;
-        // One at a time: a flood of refreshes never queues verifications, and acks answer in order.
-        if (refreshing) return reply({ ok: false, error: { code: HUB_ERR.limit, message: 'a refresh is already in progress; wait for its ack' } });
-        refreshing = true;
-        this.#verifyRefresh(connection.id, principal, payload).then(
-          (result) => {
-            refreshing = false;
-            // A session closed meanwhile keeps no timer.
-            if (socket.disconnected) return;
-            if (!result.ok) return reply(result);
-            cancelExpiry();
-            cancelExpiry = expire(result.principal);
-            reply({ ok: true, exp: Math.floor(result.principal.expiresAt! / 1000) });
-          },
-          (err: unknown) => {
-            refreshing = false;
-            log.error({ err, connectionId: connection.id }, 'socket.io refresh failed');
-            reply({ ok: false, error: { code: HUB_ERR.invalidToken, message: 'the token could not be verified' } });
-          },
-        );
-      });
+      socket.on('subscribe', onSubscribe);
+      socket.on('unsubscribe', onUnsubscribe);
+      socket.on('refresh', onRefresh);
     });
+  }
+
+  /** Never left silently authorised: an expired token ends the session, unless the client refreshed it in time. */
+  #expire(socket: Socket, principal: Principal): () => void {
+    return scheduleExpiry(
+      principal,
+      () => {
+        socket.emit('hub_closed', { reason: 'token-expired', code: HUB_ERR.invalidToken });
+        socket.disconnect(true);
+      },
+      this.#options.clock,
+    );
+  }
+
+  /** `refresh` `{ token }`: one at a time, so a flood never queues verifications and acks answer in order. */
+  #refresh(socket: Socket, payload: unknown, reply: Ack): void {
+    const session = socket.data as Session;
+    if (session.refreshing) return reply({ ok: false, error: { code: HUB_ERR.limit, message: 'a refresh is already in progress; wait for its ack' } });
+    session.refreshing = true;
+    this.#verifyRefresh(session.connection.id, session.principal, payload).then(
+      (result) => {
+        session.refreshing = false;
+        // A session closed meanwhile keeps no timer.
+        if (socket.disconnected) return;
+        if (!result.ok) return reply(result);
+        session.cancelExpiry();
+        session.cancelExpiry = this.#expire(socket, result.principal);
+        reply({ ok: true, exp: Math.floor(result.principal.expiresAt! / 1000) });
+      },
+      (err: unknown) => {
+        session.refreshing = false;
+        this.#options.log.error({ err, connectionId: session.connection.id }, 'socket.io refresh failed');
+        reply({ ok: false, error: { code: HUB_ERR.invalidToken, message: 'the token could not be verified' } });
+      },
+    );
   }
 
   /**
