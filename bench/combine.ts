@@ -29,7 +29,7 @@ export function combineMemory(runs: MemoryResult[]): MemoryResult {
 
 export function combineHttp(runs: HttpResult[]): HttpResult {
   const { run, spread } = medianRun(runs, (r) => r.requestsPerSecond);
-  return { ...run, spread };
+  return { ...run, cpuUsPerRequest: median(runs.map((r) => r.cpuUsPerRequest)), spread };
 }
 
 export function combineIngest(runs: IngestResult[]): IngestResult {

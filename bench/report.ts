@@ -102,18 +102,20 @@ export function memoryTable(opts: BenchOptions, results: MemoryResult[]): Table 
 }
 
 export function httpTable(opts: BenchOptions, results: HttpResult[]): Table {
-  const fastify = results.find((r) => r.label === 'bare fastify')?.requestsPerSecond;
+  const fastify = results.find((r) => r.label === 'bare fastify');
   return {
     title: `HTTP GET JSON, autocannon ${opts.httpConnections} connections × ${opts.httpDurationSeconds} s`,
-    columns: ['server', 'path', 'req/s', '× bare fastify', 'p50 ms', 'p99 ms', 'non-2xx + errors'],
+    columns: ['server', 'path', 'req/s', '× bare fastify', 'CPU µs/request', 'CPU: bare fastify ÷ this', 'p50 ms', 'p99 ms', 'non-2xx + errors'],
     rows: results.map((r) =>
       r.error
-        ? [r.label, r.path, 'ERROR', r.error, '', '', '']
+        ? [r.label, r.path, 'ERROR', r.error, '', '', '', '', '']
         : [
             r.label,
             r.path,
             `${fmt.rate(r.requestsPerSecond)}${spreadOf(r.spread, fmt.rate)}`,
-            fmt.ratio(ratio(r.requestsPerSecond, fastify)),
+            fmt.ratio(ratio(r.requestsPerSecond, fastify?.requestsPerSecond)),
+            fmt.num(r.cpuUsPerRequest),
+            fmt.ratio(ratio(fastify?.cpuUsPerRequest, r.cpuUsPerRequest)),
             fmt.num(r.p50, 0),
             fmt.num(r.p99, 0),
             String((r.non2xx ?? 0) + (r.errors ?? 0)),
@@ -179,9 +181,13 @@ export function goalsTable(
     goal('idle memory per connection: hub Web PubSub vs raw ws', 1.05, false, ratio(rss('hub-wps'), rss('ws-frame')));
     goal('idle memory per connection: hub socket.io vs raw ws', 1.5, false, ratio(rss('hub-sio'), rss('ws-frame')));
   }
-  const fastify = all.http.find((r) => r.label === 'bare fastify')?.requestsPerSecond;
-  const hub = all.http.find((r) => r.label === 'hub host pipeline' && r.path === '/bench/json')?.requestsPerSecond;
-  if (all.http.length) goal('HTTP GET through the full pipeline (request log on) vs bare fastify', 0.8, true, ratio(hub, fastify));
+  const fastifyRow = all.http.find((r) => r.label === 'bare fastify');
+  const hubRow = all.http.find((r) => r.label === 'hub host pipeline' && r.path === '/bench/json');
+  const fastify = fastifyRow?.requestsPerSecond;
+  const hub = hubRow?.requestsPerSecond;
+  if (all.http.length) {
+    goal('HTTP GET through the full pipeline (request log on) vs bare fastify', 0.8, true, ratio(hub, fastify), ratio(fastifyRow?.cpuUsPerRequest, hubRow?.cpuUsPerRequest));
+  }
   // Telemetry on (metrics, traces at 1 %) vs the same hub with it off: at most 5 % dearer.
   for (const c of ok.filter(withTelemetry)) {
     const off = ok.find((o) => o.target.id === c.target.id.replace(/-otel$/, '') && o.broker.id === c.broker.id && o.n === c.n);

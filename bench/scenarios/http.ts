@@ -12,9 +12,16 @@ export interface HttpResult {
   p99?: number;
   non2xx?: number;
   errors?: number;
+  /** The server's CPU time (user + system) per answered request over the measured window: steadier than req/s on a busy machine. */
+  cpuUsPerRequest?: number;
   /** req/s over repeated runs. */
   spread?: Spread;
   error?: string;
+}
+
+interface Cpu {
+  user: number;
+  system: number;
 }
 
 interface Server {
@@ -58,12 +65,16 @@ export async function runHttp(opts: BenchOptions): Promise<HttpResult[]> {
           for (const path of s.paths) {
             const url = `${server.ready.url as string}${path}`;
             if (!opts.quick) await load.request('run', { url, connections: opts.httpConnections, duration: 1 }); // warm-up
-            const r = await load.request<Omit<HttpResult, 'label' | 'path'>>(
+            const cpu0 = await server.request<Cpu>('cpu');
+            const r = await load.request<Omit<HttpResult, 'label' | 'path'> & { total: number }>(
               'run',
               { url, connections: opts.httpConnections, duration: opts.httpDurationSeconds },
               (opts.httpDurationSeconds + 30) * 1000,
             );
-            results.push({ label: s.label, path, ...r });
+            const cpu1 = await server.request<Cpu>('cpu');
+            const cpuUs = cpu1.user - cpu0.user + cpu1.system - cpu0.system;
+            const { total, ...rest } = r;
+            results.push({ label: s.label, path, ...rest, cpuUsPerRequest: total > 0 ? cpuUs / total : undefined });
           }
         });
       } catch (err) {

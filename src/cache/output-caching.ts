@@ -1,6 +1,6 @@
 import type { Clock } from '../host/clock.js';
 import type { HttpContext } from '../host/pipeline/http-context.js';
-import type { Middleware } from '../host/pipeline/middleware.js';
+import type { Middleware, RequestDelegate } from '../host/pipeline/middleware.js';
 import { currentTenant } from '../security/tenant-context.js';
 import type { CacheStore } from './cache-store.js';
 import { bufferedBody, decodeCachedResponse, encodeCachedResponse } from './cached-response.js';
@@ -30,9 +30,7 @@ export function outputCaching(options: OutputCachingOptions): Middleware {
   const { store, clock } = options;
   const policies = new Map(options.policies.map((p) => [p.name, p]));
   const onStoreError = options.onStoreError ?? (() => {});
-  return async (ctx, next) => {
-    const policy = policyFor(ctx, policies);
-    if (policy === undefined) return next();
+  const throughCache = async (ctx: HttpContext, next: RequestDelegate, policy: OutputCachePolicy): Promise<void> => {
     const tenantId = currentTenant();
     const key = outputCacheKey(policy, ctx, tenantId);
     const hit = await store.get(key).catch((err: unknown) => void onStoreError(err));
@@ -49,12 +47,16 @@ export function outputCaching(options: OutputCachingOptions): Middleware {
     // Headers set by middleware outside (CORS for this request's Origin) are theirs to set again
     // on every request; only what the endpoint and the steps after this one added is stored.
     const outer = new Map(ctx.response.headers);
-    await next();
+    await next(ctx);
     const body = bufferedBody(ctx.response);
     if (ctx.response.status !== 200 || body === undefined || ctx.error !== undefined || ctx.response.headers.has('set-cookie')) return;
     const headers = [...ctx.response.headers].filter(([name, value]) => !NOT_STORED.has(name) && outer.get(name) !== value);
     const entry = encodeCachedResponse({ status: 200, headers, body, storedAt: clock.now() });
     await store.set(key, entry, policy.durationMs, policy.tags?.(ctx, tenantId) ?? []).catch(onStoreError);
+  };
+  return (ctx, next) => {
+    const policy = policyFor(ctx, policies);
+    return policy === undefined ? next(ctx) : throughCache(ctx, next, policy);
   };
 }
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Endpoint } from '../host/pipeline/endpoint.js';
 import type { HttpContext } from '../host/pipeline/http-context.js';
-import type { Middleware } from '../host/pipeline/middleware.js';
+import type { Middleware, RequestDelegate } from '../host/pipeline/middleware.js';
 import { bufferedBody } from './cached-response.js';
 
 /**
@@ -53,13 +53,16 @@ function policyOf(endpoint: Endpoint | null): ResponseCachePolicy | undefined {
  * If-None-Match itself). Errors and anything not 200 are left as they are (problems say `no-store`).
  */
 export function responseCaching(): Middleware {
-  return async (ctx, next) => {
-    await next();
-    const policy = policyOf(ctx.endpoint);
-    if (policy === undefined || ctx.error !== undefined || ctx.response.hijacked) return;
-    if ((ctx.method !== 'GET' && ctx.method !== 'HEAD') || ctx.response.status !== 200) return;
-    applyPolicy(ctx, policy);
-  };
+  // The endpoint is selected before this runs: one without a policy costs nothing here.
+  return (ctx, next) => (policyOf(ctx.endpoint) === undefined ? next(ctx) : withPolicy(ctx, next));
+}
+
+async function withPolicy(ctx: HttpContext, next: RequestDelegate): Promise<void> {
+  await next(ctx);
+  const policy = policyOf(ctx.endpoint);
+  if (policy === undefined || ctx.error !== undefined || ctx.response.hijacked) return;
+  if ((ctx.method !== 'GET' && ctx.method !== 'HEAD') || ctx.response.status !== 200) return;
+  applyPolicy(ctx, policy);
 }
 
 function applyPolicy(ctx: HttpContext, policy: ResponseCachePolicy): void {

@@ -55,6 +55,8 @@ export function formatTraceparent(spanContext: SpanContext): string {
  * valid, else a new one (a hop that stripped the header starts a new trace).
  */
 export function traceIdOf(carrier: Carrier): string {
+  // Most requests carry no trace context: no need to ask the propagator.
+  if (carrier.traceparent === undefined) return newTraceId();
   return trace.getSpanContext(extractTraceContext(carrier))?.traceId ?? newTraceId();
 }
 

@@ -15,14 +15,14 @@ function app(options: { hooks?: ExceptionHook[]; development?: boolean; configur
   const runs: Runs = { outer: 0, inner: [] };
   const server = testServer(
     (web) => {
-      web.use(async (_ctx, next) => {
+      web.use(async (ctx, next) => {
         runs.outer += 1;
-        await next();
+        await next(ctx);
       });
       web.useExceptionHandler({ hooks: options.hooks ?? [] });
       web.use(async (ctx, next) => {
         runs.inner.push({ path: ctx.path, endpoint: ctx.endpoint });
-        await next();
+        await next(ctx);
       });
       web.useRouting();
       web.routes.get('/boom', ({ http }) => {
@@ -91,7 +91,7 @@ describe('exception handler', () => {
       configure: (web) =>
         web.use(async (ctx, next) => {
           if (ctx.path === '/error') throw new HubError('RATE_LIMITED', 'limited on the error path too');
-          await next();
+          await next(ctx);
         }),
     });
 

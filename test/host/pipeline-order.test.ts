@@ -7,9 +7,9 @@ describe('pipeline semantics', () => {
     const trace: string[] = [];
     const { server } = testServer((web) => {
       for (const name of ['a', 'b', 'c']) {
-        web.use(async (_ctx, next) => {
+        web.use(async (ctx, next) => {
           trace.push(`${name}>`);
-          await next();
+          await next(ctx);
           trace.push(`<${name}`);
         });
       }
@@ -30,7 +30,7 @@ describe('pipeline semantics', () => {
     const { server } = testServer((web) => {
       web.use(async (ctx, next) => {
         trace.push('a>');
-        await next();
+        await next(ctx);
         trace.push(`<a saw ${ctx.response.status}`);
         ctx.response.setHeader('x-seen-by-a', 'yes');
       });
@@ -38,9 +38,9 @@ describe('pipeline semantics', () => {
         trace.push('b answers');
         Results.text('closed for maintenance', 503).execute(ctx);
       });
-      web.use(async (_ctx, next) => {
+      web.use(async (ctx, next) => {
         trace.push('c');
-        await next();
+        await next(ctx);
       });
       web.routes.get('/x', () => trace.push('endpoint'));
     });
@@ -56,22 +56,22 @@ describe('pipeline semantics', () => {
   it('conditional branch (useWhen): when the predicate holds the branch runs and the request rejoins the main pipeline; otherwise it goes straight on', async () => {
     let trace: string[] = [];
     const { server } = testServer((web) => {
-      web.use(async (_ctx, next) => {
+      web.use(async (ctx, next) => {
         trace.push('a');
-        await next();
+        await next(ctx);
       });
       web.useWhen(
         (ctx) => ctx.headers['x-branch'] === 'yes',
         (branch) =>
-          branch.use(async (_ctx, next) => {
+          branch.use(async (ctx, next) => {
             trace.push('branch>');
-            await next();
+            await next(ctx);
             trace.push('<branch');
           }),
       );
-      web.use(async (_ctx, next) => {
+      web.use(async (ctx, next) => {
         trace.push('c');
-        await next();
+        await next(ctx);
       });
       web.routes.get('/x', () => trace.push('endpoint'));
     });
@@ -93,9 +93,9 @@ describe('pipeline semantics', () => {
           Results.json({ pathBase: ctx.pathBase, path: ctx.path }).execute(ctx);
         }),
       );
-      web.use(async (_ctx, next) => {
+      web.use(async (ctx, next) => {
         trace.push('main');
-        await next();
+        await next(ctx);
       });
       web.routes.get('/files/{*rest}', () => trace.push('endpoint'));
       web.routes.get('/filesystem', () => ({ main: true }));
@@ -128,14 +128,14 @@ describe('pipeline semantics', () => {
     const { server } = testServer((web) => {
       web.use(async (ctx, next) => {
         seen.before = ctx.endpoint;
-        await next();
+        await next(ctx);
       });
       web.useRouting();
       web.use(async (ctx, next) => {
         seen.after = ctx.endpoint?.displayName;
         seen.policy = ctx.endpoint?.metadata.policy;
         seen.routeValues = ctx.routeValues;
-        await next();
+        await next(ctx);
       });
       web.routes.get('/items/{id}', () => ({ ok: true }), { metadata: { policy: 'readers' } });
     });

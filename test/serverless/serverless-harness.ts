@@ -29,7 +29,7 @@ export async function startServerlessApp(): Promise<ServerlessApp> {
     app.web.use((ctx, next) => {
       if (ctx.upgrade !== undefined) upgrades.push(ctx.upgrade.socket);
       if (ctx.path.startsWith('/api/hubs/')) managementTenants.push(ctx.headers['tenant_id'] as string | undefined);
-      return next();
+      return next(ctx);
     });
   });
   const device = new DeviceFleet(running.brokerUrl!);

@@ -48,6 +48,8 @@ export function createScrubber(secrets: readonly string[]): (line: string) => st
   return (line) => {
     let out = line;
     for (const s of known) if (out.includes(s)) out = out.split(s).join(REDACTED);
+    // Both shapes need `://` or `=`; most lines (the request line among them) have neither.
+    if (!out.includes('://') && !out.includes('=')) return out;
     SECRET_SHAPES.lastIndex = 0;
     return SECRET_SHAPES.test(out) ? redactText(out) : out;
   };

@@ -158,7 +158,7 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
       return;
     }
     reply.code(ctx.response.status);
-    for (const [name, value] of ctx.response.headers) reply.header(name, value);
+    ctx.response.headers.forEach(copyHeader, reply);
     if (closing) reply.header('connection', 'close');
     return reply.send(ctx.response.body ?? undefined);
   };
@@ -194,6 +194,11 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
   return fastify;
 }
 
+/** `Map.forEach` callback with the reply as `this`: no closure per request. */
+function copyHeader(this: FastifyReply, value: string | string[], name: string): void {
+  this.header(name, value);
+}
+
 /** An error answer to a request whose body the endpoint read itself and had not received in full. */
 function refusedMidBody(ctx: HttpContext): boolean {
   return ctx.body === undefined && ctx.response.status >= 400 && ctx.upgrade === undefined && !ctx.raw.complete && !ctx.raw.readableEnded;
@@ -219,18 +224,13 @@ async function run(app: RequestDelegate, ctx: HttpContext, development: boolean,
 
 /** The one request line, and the end of the request's span. */
 function endRequest(requestLog: Logger, ctx: HttpContext, status: number | null, trace: RequestTrace): void {
-  const outcome = {
-    method: ctx.method,
-    // The template, never the raw path (ids stay out of the log); null when no endpoint fitted.
-    route: ctx.endpoint && !ctx.endpoint.metadata.builtIn ? ctx.endpoint.template.text : null,
-    status,
-    durationMs: Math.round((performance.now() - ctx.startedAt) * 100) / 100,
-  };
-  requestLog.info(
-    { method: outcome.method, route: outcome.route, endpoint: ctx.endpoint?.displayName ?? null, status, durationMs: outcome.durationMs, traceId: ctx.traceId, ...trace.logFields },
-    'request',
-  );
-  trace.end(outcome);
+  const endpoint = ctx.endpoint;
+  // The template, never the raw path (ids stay out of the log); null when no endpoint fitted.
+  const route = endpoint !== null && endpoint.metadata.builtIn !== true ? endpoint.template.text : null;
+  const durationMs = Math.round((performance.now() - ctx.startedAt) * 100) / 100;
+  const line = { method: ctx.method, route, endpoint: endpoint?.displayName ?? null, status, durationMs, traceId: ctx.traceId };
+  requestLog.info(trace.logFields === undefined ? line : { ...line, ...trace.logFields }, 'request');
+  trace.end({ method: ctx.method, route, status, durationMs });
 }
 
 /**

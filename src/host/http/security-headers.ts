@@ -13,9 +13,11 @@ const DEFAULTS: readonly (readonly [string, string])[] = [
 /** One year; only sent over https (a browser ignores it over http, and it must never pin a plain-http dev host). */
 const HSTS = ['strict-transport-security', 'max-age=31536000'] as const;
 
+const WITH_HSTS: readonly (readonly [string, string])[] = [...DEFAULTS, HSTS];
+
 /** The security headers for a response, given whether the client reached us over https. */
 export function securityHeaders(https: boolean): readonly (readonly [string, string])[] {
-  return https ? [...DEFAULTS, HSTS] : DEFAULTS;
+  return https ? WITH_HSTS : DEFAULTS;
 }
 
 /** Adds each security header the response does not have yet. */

@@ -1,4 +1,5 @@
-import type { Middleware } from '../pipeline/middleware.js';
+import type { HttpContext } from '../pipeline/http-context.js';
+import type { Middleware, RequestDelegate } from '../pipeline/middleware.js';
 import { apiOf } from './api-description.js';
 
 /**
@@ -7,12 +8,15 @@ import { apiOf } from './api-description.js';
  * it after routing (it reads the selected endpoint); errors of the endpoint carry the headers too.
  */
 export function deprecationHeaders(): Middleware {
-  return async (ctx, next) => {
-    await next();
-    const deprecated = apiOf(ctx.endpoint)?.deprecated;
-    if (deprecated === undefined || ctx.response.hijacked) return;
-    ctx.response.setHeader('deprecation', `@${Math.floor(deprecated.since.getTime() / 1000)}`);
-    if (deprecated.sunset) ctx.response.setHeader('sunset', deprecated.sunset.toUTCString());
-    if (deprecated.link) ctx.response.setHeader('link', `<${deprecated.link}>; rel="deprecation"; type="text/html"`);
-  };
+  // The endpoint is selected before this runs: an endpoint that is not deprecated costs nothing here.
+  return (ctx, next) => (apiOf(ctx.endpoint)?.deprecated === undefined ? next(ctx) : withHeaders(ctx, next));
+}
+
+async function withHeaders(ctx: HttpContext, next: RequestDelegate): Promise<void> {
+  await next(ctx);
+  const deprecated = apiOf(ctx.endpoint)?.deprecated;
+  if (deprecated === undefined || ctx.response.hijacked) return;
+  ctx.response.setHeader('deprecation', `@${Math.floor(deprecated.since.getTime() / 1000)}`);
+  if (deprecated.sunset) ctx.response.setHeader('sunset', deprecated.sunset.toUTCString());
+  if (deprecated.link) ctx.response.setHeader('link', `<${deprecated.link}>; rel="deprecation"; type="text/html"`);
 }

@@ -1,13 +1,15 @@
 import { Errors } from '../errors.js';
 import type { Endpoint, EndpointFilter, InvocationContext } from './endpoint.js';
 import type { HttpContext } from './http-context.js';
+import { DONE } from './middleware.js';
 import { isResult, Results, type Result } from './results.js';
 
 /**
  * Runs the selected endpoint: bind, then filters outer → inner → endpoint → handler and back,
  * then execute the result. A failed binding sets 400; filters still run, the handler does not.
+ * An endpoint without filters whose handler answers synchronously costs no promise and no tick.
  */
-export async function invokeEndpoint(ctx: HttpContext, endpoint: Endpoint): Promise<void> {
+export function invokeEndpoint(ctx: HttpContext, endpoint: Endpoint): Promise<void> {
   let args: unknown;
   let bindingErrors: Record<string, string> | undefined;
   if (endpoint.bind) {
@@ -19,15 +21,44 @@ export async function invokeEndpoint(ctx: HttpContext, endpoint: Endpoint): Prom
     }
   }
   const invocation: InvocationContext = { http: ctx, args, bindingErrors };
-  const handler = async (): Promise<Result> => {
-    if (bindingErrors) {
-      return Results.problem(Errors.HTTP_BAD_REQUEST, describe(bindingErrors), { errors: bindingErrors });
-    }
-    const value = await endpoint.handler(invocation);
-    return isResult(value) ? value : Results.json(value ?? null);
-  };
-  const result = await runFilters(endpoint.filters, invocation, handler);
-  result.execute(ctx);
+  const filters = filtersOf(endpoint);
+  if (filters.length > 0) return runFilters(filters, invocation, () => Promise.resolve(handle(endpoint, invocation))).then((result) => result.execute(ctx));
+  const outcome = handle(endpoint, invocation);
+  if (isThenable(outcome)) return outcome.then((result) => result.execute(ctx));
+  outcome.execute(ctx);
+  return DONE;
+}
+
+/** The handler's answer as a Result, or a promise of one when the handler is asynchronous. */
+function handle(endpoint: Endpoint, invocation: InvocationContext): Result | Promise<Result> {
+  if (invocation.bindingErrors) {
+    return Results.problem(Errors.HTTP_BAD_REQUEST, describe(invocation.bindingErrors), { errors: invocation.bindingErrors });
+  }
+  const value = endpoint.handler(invocation);
+  return isThenable(value) ? Promise.resolve(value).then(toResult) : toResult(value);
+}
+
+function toResult(value: unknown): Result {
+  return isResult(value) ? value : Results.json(value ?? null);
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof value === 'object' && value !== null && typeof (value as PromiseLike<unknown>).then === 'function';
+}
+
+/**
+ * An endpoint's filters, read at its first request: endpoints and their groups are complete by then,
+ * and reading them builds new arrays (a group's filters apply even when added after the endpoint).
+ */
+const filtersByEndpoint = new WeakMap<Endpoint, readonly EndpointFilter[]>();
+
+function filtersOf(endpoint: Endpoint): readonly EndpointFilter[] {
+  let filters = filtersByEndpoint.get(endpoint);
+  if (filters === undefined) {
+    filters = endpoint.filters;
+    filtersByEndpoint.set(endpoint, filters);
+  }
+  return filters;
 }
 
 function runFilters(filters: readonly EndpointFilter[], ctx: InvocationContext, handler: () => Promise<Result>): Promise<Result> {

@@ -21,7 +21,7 @@ export interface ExceptionHandlerOptions {
 export function exceptionHandler(options: ExceptionHandlerOptions): Middleware {
   return async (ctx, next) => {
     try {
-      await next();
+      await next(ctx);
       return;
     } catch (error) {
       if (ctx.response.hijacked) throw error;
@@ -39,7 +39,7 @@ export function exceptionHandler(options: ExceptionHandlerOptions): Middleware {
       let answered = false;
       let failure: unknown = error;
       try {
-        await next();
+        await next(ctx);
         // No error endpoint answered: the client must still get the problem, not a 404.
         answered = ctx.endpoint !== null;
       } catch (second) {

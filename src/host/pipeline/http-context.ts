@@ -18,6 +18,10 @@ export class ResponseState {
 
   appendVary(value: string): void {
     const current = this.headers.get('vary');
+    if (current === undefined) {
+      this.headers.set('vary', value);
+      return;
+    }
     const list = current ? String(current).split(/\s*,\s*/) : [];
     if (!list.some((v) => v.toLowerCase() === value.toLowerCase())) list.push(value);
     this.headers.set('vary', list.join(', '));
@@ -44,7 +48,6 @@ export class HttpContext {
   /** The request path (percent-encoded, as sent). A path-map branch moves its matched prefix to pathBase. */
   path: string;
   pathBase = '';
-  readonly query: URLSearchParams;
   readonly headers: IncomingHttpHeaders;
   /** The raw body, read before the pipeline; undefined when the request had none. */
   readonly body: Buffer | undefined;
@@ -53,8 +56,9 @@ export class HttpContext {
   routeValues: Record<string, string> = {};
   /** Set by authentication; null when anonymous. */
   user: unknown = null;
-  /** Per-request features other middleware hand down (tenant, rate-limit lease, …). */
-  readonly items = new Map<unknown, unknown>();
+  #items: Map<unknown, unknown> | undefined;
+  #query: URLSearchParams | undefined;
+  readonly #search: string;
   readonly response = new ResponseState();
   /** The exception being handled, while the exception handler re-executes at its error path. */
   error: unknown = undefined;
@@ -86,7 +90,7 @@ export class HttpContext {
     this.method = (raw.method ?? 'GET').toUpperCase();
     const q = init.url.indexOf('?');
     this.path = q >= 0 ? init.url.slice(0, q) : init.url;
-    this.query = new URLSearchParams(q >= 0 ? init.url.slice(q + 1) : '');
+    this.#search = q >= 0 ? init.url.slice(q + 1) : '';
     this.headers = raw.headers;
     this.body = init.body;
     this.traceId = init.traceId;
@@ -94,6 +98,16 @@ export class HttpContext {
     this.upgrade = init.upgrade;
     this.#resolveOrigin = init.resolveOrigin;
     this.rawResponse = init.rawResponse;
+  }
+
+  /** The query string's parameters (parsed when first read: most requests never look). */
+  get query(): URLSearchParams {
+    return (this.#query ??= new URLSearchParams(this.#search));
+  }
+
+  /** Per-request features other middleware hand down (tenant, rate-limit lease, …). */
+  get items(): Map<unknown, unknown> {
+    return (this.#items ??= new Map());
   }
 
   /** `pathBase + path`: the path the client sent (used as a problem's `instance`). */

@@ -1,18 +1,28 @@
 import type { HttpContext } from './http-context.js';
 
-/** Code before `next()` runs on the way in (registration order); code after it on the way out (reverse). */
-export type Middleware = (ctx: HttpContext, next: () => Promise<void>) => Promise<void>;
+/**
+ * Code before `next(ctx)` runs on the way in (registration order); code after it on the way out
+ * (reverse). `next` is the rest of the pipeline, built once with it: a middleware with nothing to do
+ * for a request returns `next(ctx)` as it is (no `async`, nothing allocated), and one that throws
+ * synchronously is caught like one that rejects.
+ */
+export type Middleware = (ctx: HttpContext, next: RequestDelegate) => Promise<void>;
 export type RequestDelegate = (ctx: HttpContext) => Promise<void>;
 
+/** What a middleware that answered by itself returns. */
+export const DONE: Promise<void> = Promise.resolve();
+
 /**
- * Chains middleware into one delegate ending in `terminal`. `next` may be called more than once:
- * the exception handler re-executes the rest of the pipeline that way.
+ * Chains middleware into one delegate ending in `terminal`, once: each middleware gets the delegate
+ * of everything after it. `next` may be called more than once: the exception handler re-executes
+ * the rest of the pipeline that way.
  */
 export function compose(middleware: readonly Middleware[], terminal: RequestDelegate): RequestDelegate {
-  const dispatch = (i: number, ctx: HttpContext): Promise<void> => {
-    const mw = middleware[i];
-    if (!mw) return terminal(ctx);
-    return mw(ctx, () => dispatch(i + 1, ctx));
-  };
-  return (ctx) => dispatch(0, ctx);
+  let next = terminal;
+  for (let i = middleware.length - 1; i >= 0; i--) {
+    const mw = middleware[i]!;
+    const rest = next;
+    next = (ctx) => mw(ctx, rest);
+  }
+  return next;
 }

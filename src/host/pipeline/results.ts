@@ -21,8 +21,8 @@ export class JsonResult implements Result {
 
   execute(ctx: HttpContext): void {
     ctx.response.status = this.status;
-    ctx.response.setHeader('content-type', JSON_CONTENT_TYPE);
-    for (const [k, v] of Object.entries(this.headers)) ctx.response.setHeader(k, v);
+    ctx.response.headers.set('content-type', JSON_CONTENT_TYPE);
+    for (const k in this.headers) ctx.response.setHeader(k, this.headers[k]!);
     ctx.response.body = JSON.stringify(this.value);
   }
 }

@@ -29,7 +29,8 @@ export class Router {
    * host and body type, where endpoints constrain them) always select the same. Bounded: cleared
    * when full, since paths carry ids.
    */
-  readonly #cache = new Map<string, Selection>();
+  readonly #cache = new Map<string, Map<string, Selection>>();
+  #cached = 0;
   readonly #byHost: boolean;
   readonly #byType: boolean;
 
@@ -40,12 +41,21 @@ export class Router {
   }
 
   select(req: RouteRequest): Selection {
-    const key = `${req.method} ${this.#byHost ? req.host : ''} ${this.#byType ? req.contentType : ''} ${req.path}`;
-    let selection = this.#cache.get(key);
+    // By method (and host and body type only where endpoints constrain them), then by path: no key
+    // string is built per request.
+    const scope = this.#byHost || this.#byType ? `${req.method} ${this.#byHost ? req.host : ''} ${this.#byType ? req.contentType : ''}` : req.method;
+    let byPath = this.#cache.get(scope);
+    let selection = byPath?.get(req.path);
     if (selection === undefined) {
       selection = this.#select(req);
-      if (this.#cache.size >= CACHE_SIZE) this.#cache.clear();
-      this.#cache.set(key, selection);
+      if (this.#cached >= CACHE_SIZE) {
+        this.#cache.clear();
+        this.#cached = 0;
+        byPath = undefined;
+      }
+      if (byPath === undefined) this.#cache.set(scope, (byPath = new Map()));
+      byPath.set(req.path, selection);
+      this.#cached++;
     }
     return selection;
   }

@@ -5,7 +5,7 @@ import { EndpointGroup } from './endpoint-builder.js';
 import { invokeEndpoint } from './endpoint-invoker.js';
 import { exceptionHandler, type ExceptionHook } from './exception-handler.js';
 import type { HttpContext } from './http-context.js';
-import { compose, type Middleware, type RequestDelegate } from './middleware.js';
+import { compose, DONE, type Middleware, type RequestDelegate } from './middleware.js';
 import { Results } from './results.js';
 import { Router } from './router.js';
 import { selectEndpoint } from './routing.js';
@@ -32,9 +32,16 @@ export class PipelineBuilder {
     const branch = new PipelineBuilder(this.routerRef);
     configure(branch);
     const steps = branch.steps;
-    return this.use(async (ctx, next) => {
-      if (!predicate(ctx)) return next();
-      await this.compile(steps, () => next())(ctx);
+    // Compiled on first use (after build, when the router exists), for the one `next` it rejoins.
+    let rejoin: RequestDelegate | undefined;
+    let compiled: RequestDelegate | undefined;
+    return this.use((ctx, next) => {
+      if (!predicate(ctx)) return next(ctx);
+      if (rejoin !== next) {
+        rejoin = next;
+        compiled = this.compile(steps, next);
+      }
+      return compiled!(ctx);
     });
   }
 
@@ -46,19 +53,24 @@ export class PipelineBuilder {
     const base = prefix.replace(/\/$/, '');
     const branch = new BranchBuilder(this.routerRef);
     configure(branch);
-    return this.use(async (ctx, next) => {
-      const lower = ctx.path.toLowerCase();
-      const p = base.toLowerCase();
-      if (!(lower === p || lower.startsWith(p + '/'))) return next();
-      const [path, pathBase] = [ctx.path, ctx.pathBase];
+    const p = base.toLowerCase();
+    let compiled: RequestDelegate | undefined;
+    const runBranch = async (ctx: HttpContext): Promise<void> => {
+      const path = ctx.path;
+      const pathBase = ctx.pathBase;
       ctx.pathBase = pathBase + ctx.path.slice(0, base.length);
       ctx.path = ctx.path.slice(base.length) || '/';
       try {
-        await this.compile(branch.steps, branch.terminal)(ctx);
+        compiled ??= this.compile(branch.steps, branch.terminal);
+        await compiled(ctx);
       } finally {
         ctx.path = path;
         ctx.pathBase = pathBase;
       }
+    };
+    return this.use((ctx, next) => {
+      const lower = ctx.path.toLowerCase();
+      return lower === p || lower.startsWith(p + '/') ? runBranch(ctx) : next(ctx);
     });
   }
 
@@ -70,13 +82,16 @@ export class PipelineBuilder {
   protected routingMiddleware(): Middleware {
     return (ctx, next) => {
       selectEndpoint(this.routerRef.current!, ctx);
-      return next();
+      return next(ctx);
     };
   }
 }
 
 export class BranchBuilder extends PipelineBuilder {
-  terminal: RequestDelegate = async (ctx) => notFound(ctx);
+  terminal: RequestDelegate = (ctx) => {
+    notFound(ctx);
+    return DONE;
+  };
 
   /** The branch's terminal delegate. */
   run(terminal: RequestDelegate): this {
@@ -125,9 +140,10 @@ export class WebApplication extends PipelineBuilder {
   build(): RequestDelegate {
     this.routerRef.current = new Router(this.endpoints);
     const steps: Step[] = this.#routingPlaced ? this.steps : [ROUTING, ...this.steps];
-    return this.compile(steps, async (ctx) => {
-      if (ctx.endpoint) await invokeEndpoint(ctx, ctx.endpoint);
-      else notFound(ctx);
+    return this.compile(steps, (ctx) => {
+      if (ctx.endpoint) return invokeEndpoint(ctx, ctx.endpoint);
+      notFound(ctx);
+      return DONE;
     });
   }
 }

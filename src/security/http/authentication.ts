@@ -1,5 +1,5 @@
 import type { HttpContext } from '../../host/pipeline/http-context.js';
-import type { Middleware } from '../../host/pipeline/middleware.js';
+import type { Middleware, RequestDelegate } from '../../host/pipeline/middleware.js';
 import { readSessionCookie, SESSION_COOKIE_NAME } from '../cookie.js';
 import { bearerToken, type JwtVerifier } from '../jwt-bearer.js';
 import type { Principal } from '../principal.js';
@@ -27,24 +27,31 @@ type Credential = { scheme: 'bearer'; token: string | null } | { scheme: 'cookie
  */
 export function authentication(options: AuthenticationOptions): Middleware {
   const { bearer, cookie, now = Date.now } = options;
-  return async (ctx, next) => {
-    const credential = findCredential(ctx, cookie !== undefined);
-    let principal: Principal | null = null;
-    const result: AuthenticationResult = { scheme: credential?.scheme ?? null };
-    if (credential?.scheme === 'bearer') {
-      const verified = credential.token === null ? ({ ok: false, reason: 'malformed' } as const) : await bearer.verify(credential.token);
-      if (verified.ok) principal = verified.principal;
-      else result.failure = verified.reason;
-    } else if (credential?.scheme === 'cookie') {
-      principal = readSessionCookie(ctx.headers.cookie, cookie!.secret, now());
-      if (!principal) result.failure = 'invalid_cookie';
-    }
-    if (result.failure) ctx.log.debug({ scheme: result.scheme, reason: result.failure }, 'authentication failed');
-    ctx.user = principal;
-    setAuthenticationResult(ctx, result);
-    if (!principal) return next();
-    return runWithTenant(principal.tenantId, next);
+  // Only a bearer token needs a promise (its verification may fetch keys); the rest is synchronous.
+  const verifyBearer = async (ctx: HttpContext, token: string, next: RequestDelegate): Promise<void> => {
+    const verified = await bearer.verify(token);
+    return authenticated(ctx, verified.ok ? verified.principal : null, verified.ok ? { scheme: 'bearer' } : { scheme: 'bearer', failure: verified.reason }, next);
   };
+  return (ctx, next) => {
+    const credential = findCredential(ctx, cookie !== undefined);
+    // Nothing presented: anonymous, which is also what authenticationResultOf() answers by default.
+    if (credential === null) return next(ctx);
+    if (credential.scheme === 'bearer') {
+      if (credential.token !== null) return verifyBearer(ctx, credential.token, next);
+      return authenticated(ctx, null, { scheme: 'bearer', failure: 'malformed' }, next);
+    }
+    const principal = readSessionCookie(ctx.headers.cookie, cookie!.secret, now());
+    return authenticated(ctx, principal, principal ? { scheme: 'cookie' } : { scheme: 'cookie', failure: 'invalid_cookie' }, next);
+  };
+}
+
+/** Records the outcome and runs the rest of the request, in the user's tenant when signed in. */
+function authenticated(ctx: HttpContext, principal: Principal | null, result: AuthenticationResult, next: RequestDelegate): Promise<void> {
+  if (result.failure) ctx.log.debug({ scheme: result.scheme, reason: result.failure }, 'authentication failed');
+  ctx.user = principal;
+  setAuthenticationResult(ctx, result);
+  if (!principal) return next(ctx);
+  return runWithTenant(principal.tenantId, () => next(ctx));
 }
 
 function findCredential(ctx: HttpContext, cookies: boolean): Credential {
@@ -54,9 +61,9 @@ function findCredential(ctx: HttpContext, cookies: boolean): Credential {
   }
   // Browsers cannot set headers on WebSocket or EventSource requests; anywhere else a token in the
   // URL would end up in logs and proxies, so it is ignored.
-  const queryToken = ctx.query.get('access_token');
-  if (queryToken !== null && (ctx.upgrade !== undefined || acceptsEventStream(ctx))) {
-    return { scheme: 'bearer', token: queryToken };
+  if (ctx.upgrade !== undefined || acceptsEventStream(ctx)) {
+    const queryToken = ctx.query.get('access_token');
+    if (queryToken !== null) return { scheme: 'bearer', token: queryToken };
   }
   if (cookies && hasSessionCookie(ctx.headers.cookie)) return { scheme: 'cookie' };
   return null;
@@ -66,6 +73,8 @@ function acceptsEventStream(ctx: HttpContext): boolean {
   return ctx.method === 'GET' && (ctx.headers.accept ?? '').toLowerCase().includes('text/event-stream');
 }
 
+const SESSION_COOKIE = new RegExp(`(?:^|;)\\s*${SESSION_COOKIE_NAME}=`);
+
 function hasSessionCookie(header: string | undefined): boolean {
-  return header !== undefined && new RegExp(`(?:^|;)\\s*${SESSION_COOKIE_NAME}=`).test(header);
+  return header !== undefined && SESSION_COOKIE.test(header);
 }

@@ -1,5 +1,5 @@
 import type { HttpContext } from '../../host/pipeline/http-context.js';
-import type { Middleware } from '../../host/pipeline/middleware.js';
+import { DONE, type Middleware } from '../../host/pipeline/middleware.js';
 import { evaluatePolicies, requireAuthenticated, type Policy } from '../authorization.js';
 import { challenge, forbid, type PageRedirects } from './challenge.js';
 import { authenticationResultOf } from './authentication-result.js';
@@ -19,19 +19,20 @@ export interface AuthorizationOptions {
  */
 export function authorization(options: AuthorizationOptions = {}): Middleware {
   const { pages, defaultPolicies = [requireAuthenticated] } = options;
-  return async (ctx, next) => {
+  return (ctx, next) => {
     // No endpoint or a built-in one: the 404 / 405 / 415 follows and reveals nothing protected.
     // Re-execution at the error path: this request was authorized already, and an anonymous caller
     // of a failing anonymous endpoint must see the 500, not a 401.
-    if (ctx.endpoint === null || ctx.endpoint.metadata['builtIn'] === true || ctx.error !== undefined) return next();
+    if (ctx.endpoint === null || ctx.endpoint.metadata['builtIn'] === true || ctx.error !== undefined) return next(ctx);
     const metadata = securityMetadata(ctx.endpoint);
-    if (metadata.allowAnonymous) return next();
+    if (metadata.allowAnonymous) return next(ctx);
     const principal = principalOf(ctx);
     const decision = evaluatePolicies(metadata.policies ?? defaultPolicies, principal, ctx);
-    if (decision === 'allow') return next();
+    if (decision === 'allow') return next(ctx);
     const { scheme, failure } = authenticationResultOf(ctx);
     ctx.log.debug({ endpoint: ctx.endpoint.displayName, decision, scheme, reason: failure }, 'authorization failed');
     if (principal) forbid(ctx, principal, pages);
     else challenge(ctx, pages);
+    return DONE;
   };
 }

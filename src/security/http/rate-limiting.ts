@@ -1,6 +1,6 @@
 import { Errors } from '../../host/errors.js';
 import type { HttpContext } from '../../host/pipeline/http-context.js';
-import type { Middleware } from '../../host/pipeline/middleware.js';
+import { DONE, type Middleware, type RequestDelegate } from '../../host/pipeline/middleware.js';
 import { Results } from '../../host/pipeline/results.js';
 import { retryAfterSeconds, type RateLimiter, type RateLimitResult } from '../rate-limit/rate-limiter.js';
 import { securityMetadata } from './security-metadata.js';
@@ -36,27 +36,35 @@ interface Built {
 export function rateLimiting(options: RateLimitingOptions): Middleware {
   const global = options.global ? build('global', options.global) : undefined;
   const policies = new Map(Object.entries(options.policies).map(([name, p]) => [name, build(name, p)]));
-  return async (ctx, next) => {
+  const withLeases = async (ctx: HttpContext, next: RequestDelegate, releases: Array<() => void>): Promise<void> => {
+    try {
+      await next(ctx);
+    } finally {
+      for (const release of releases.reverse()) release();
+    }
+  };
+  return (ctx, next) => {
     const { rateLimit } = securityMetadata(ctx.endpoint);
-    if (rateLimit === false) return next();
+    if (rateLimit === false) return next(ctx);
     let endpointPolicy: Built | undefined;
     if (rateLimit !== undefined) {
       endpointPolicy = policies.get(rateLimit);
       // A typo in metadata must not silently leave an endpoint unlimited.
       if (!endpointPolicy) throw new Error(`unknown rate limit policy "${rateLimit}" on ${ctx.endpoint!.displayName}`);
     }
-    const releases: Array<() => void> = [];
-    try {
-      for (const policy of [global, endpointPolicy]) {
-        if (!policy) continue;
-        const result = policy.limiter.tryAcquire(policy.partitionKey(ctx));
-        if (!result.ok) return reject(ctx, policy.name, result);
-        if (result.release) releases.push(result.release);
+    let releases: Array<() => void> | undefined;
+    for (const policy of [global, endpointPolicy]) {
+      if (!policy) continue;
+      const result = policy.limiter.tryAcquire(policy.partitionKey(ctx));
+      if (!result.ok) {
+        if (releases) for (const release of releases.reverse()) release();
+        reject(ctx, policy.name, result);
+        return DONE;
       }
-      await next();
-    } finally {
-      for (const release of releases.reverse()) release();
+      if (result.release) (releases ??= []).push(result.release);
     }
+    // Counters only (no lease to give back): the rest of the request needs no wrapper.
+    return releases ? withLeases(ctx, next, releases) : next(ctx);
   };
 }
 

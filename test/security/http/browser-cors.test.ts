@@ -43,7 +43,7 @@ describe.skipIf(skipBrowserTests)(`browser CORS (headless ${CHROMIUM})`, () => {
       allowedOrigins,
       first: async (ctx, next) => {
         if (ctx.method === 'OPTIONS') api.preflights++;
-        await next();
+        await next(ctx);
       },
     });
     web.routes.put('/api/orders/{orderId}', ({ http }) => {

@@ -287,7 +287,7 @@ describe('Secure attribute', () => {
         const socket = ctx.raw.socket as { encrypted?: boolean };
         if (ctx.headers['x-test-tls'] === '1') socket.encrypted = true;
         try {
-          await next();
+          await next(ctx);
         } finally {
           delete socket.encrypted;
         }
