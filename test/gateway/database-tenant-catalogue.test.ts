@@ -14,7 +14,7 @@ import { composeGateway, type Gateway } from '../../src/gateway/compose-gateway.
 import { ASSIGN_TENANT_SQL, DatabaseTenantCatalogue } from '../../src/gateway/database-tenant-catalogue.js';
 import { loadGatewayConfig } from '../../src/gateway/gateway-config.js';
 import { createRootLogger } from '../../src/host/logging.js';
-import { userToken } from '../support/app-harness.js';
+import { eventually, userToken } from '../support/app-harness.js';
 import { freshDataDirectory } from '../support/embedded-database.js';
 import { createTestDatabase, requirePostgres, type TestDatabase } from '../support/postgres.js';
 import { tenantCatalogueContract } from './tenant-catalogue.case.js';
@@ -107,13 +107,7 @@ describe('database catalogue on PostgreSQL', () => {
       const servedBy = async () => ((await (await fetch(`${base}/anything`, { headers: { authorization: `Bearer ${await userToken('mover')}` } })).json()) as { servedBy: string }).servedBy;
       expect(await servedBy()).toBe('pool');
       await assignWith(owner!)('mover', 'silo-mover');
-      const deadline = Date.now() + 3000;
-      let now = await servedBy();
-      while (now !== 'silo' && Date.now() < deadline) {
-        await new Promise((r) => setTimeout(r, 50));
-        now = await servedBy();
-      }
-      expect(now).toBe('silo');
+      await eventually(async () => (await servedBy()) === 'silo', 3000, "the moved tenant's requests to reach its silo");
       const ready = (await (await fetch(`${base}/health/ready`)).json()) as { checks: { name: string; status: string }[] };
       expect(ready.checks).toContainEqual(expect.objectContaining({ name: 'database', status: 'Healthy' }));
     });

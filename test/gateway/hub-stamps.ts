@@ -1,4 +1,5 @@
 import type { ChildHub } from '../support/child-hub.js';
+import { eventually } from '../support/app-harness.js';
 import { startChildHub } from '../support/child-hub.js';
 
 /** One access key for every hub and the gateway of a test: the gateway verifies client tokens with it. */
@@ -20,13 +21,9 @@ export async function startHubProcess(extraArgs: string[] = [], env: NodeJS.Proc
     // A hub opens its embedded database at start: seconds on a loaded machine.
     30_000,
   );
-  const deadline = Date.now() + 10_000;
   let broker: string | undefined;
-  while (broker === undefined) {
-    broker = /mqtt"?:\s*"(mqtt:\/\/[^"]+)"/.exec(hub.output())?.[1];
-    if (broker !== undefined) break;
-    if (Date.now() > deadline) throw new Error(`hub did not log its broker:\n${hub.output()}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return { ...hub, brokerUrl: broker.replace('localhost', '127.0.0.1') };
+  await eventually(() => (broker = /mqtt"?:\s*"(mqtt:\/\/[^"]+)"/.exec(hub.output())?.[1]) !== undefined, 10_000, 'the hub to log its broker').catch((err: Error) => {
+    throw new Error(`${err.message}:\n${hub.output()}`);
+  });
+  return { ...hub, brokerUrl: broker!.replace('localhost', '127.0.0.1') };
 }
