@@ -2,6 +2,7 @@ import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { boundedRedisOptions } from '../../src/backplane/bounded-redis-options.js';
 import { RedisPeerConnections } from '../../src/cluster/redis-peer-connections.js';
+import { eventually } from '../support/app-harness.js';
 import { redisOrReport, REDIS_URL, uniquePrefix } from '../eventhubs/redis-for-tests.js';
 import { runPeerConnectionsContract } from './peer-connections.case.js';
 
@@ -15,7 +16,7 @@ if (await redisOrReport('RedisPeerConnections contract')) {
     await Promise.all(nodes.map((n) => n.start()));
     // Subscribed: each node's subscription is counted by PUBLISH once Redis has it.
     const probe = new Redis(REDIS_URL);
-    while ((await probe.pubsub('NUMSUB', `${keyPrefix}peers:ask`))[1] !== size) await new Promise((r) => setTimeout(r, 10));
+    await eventually(async () => (await probe.pubsub('NUMSUB', `${keyPrefix}peers:ask`))[1] === size, 5000, 'every node subscribed');
     await probe.quit();
     const stopped = new Set<number>();
     return {
