@@ -12,15 +12,10 @@ const MIDDLE = '/devices/';
 const SUFFIX = '/telemetry';
 
 /**
- * Ids from a telemetry topic; undefined parts are left for validation to reject and count.
- * Sliced out, not split: this runs once per reading.
+ * The raw reading of one telemetry message: its ids from the topic and its payload, in one object.
+ * Undefined ids are left for validation to reject and count. Sliced out, not split: this runs once
+ * per reading.
  */
-export function parseTelemetryTopic(topic: string): { tenantId: string | undefined; deviceId: string | undefined } {
-  const { tenantId, deviceId } = telemetryReading(topic, NO_PAYLOAD);
-  return { tenantId, deviceId };
-}
-
-/** The raw reading of one telemetry message: its ids from the topic (as `parseTelemetryTopic`) and its payload, in one object. */
 export function telemetryReading(topic: string, payload: Uint8Array): RawReading {
   const middle = topic.startsWith(PREFIX) && topic.endsWith(SUFFIX) ? topic.indexOf(MIDDLE, PREFIX.length) : -1;
   const deviceStart = middle + MIDDLE.length;
@@ -32,5 +27,3 @@ export function telemetryReading(topic: string, payload: Uint8Array): RawReading
   if (tenantId.includes('/') || deviceId.includes('/')) return { tenantId: undefined, deviceId: undefined, payload };
   return { tenantId, deviceId, payload };
 }
-
-const NO_PAYLOAD = new Uint8Array(0);

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DROP_REASONS } from '../../../src/ingest/drop-reason.js';
-import { parseTelemetryTopic } from '../../../src/ingest/mqtt/telemetry-topic.js';
+import { telemetryReading } from '../../../src/ingest/mqtt/telemetry-topic.js';
 import { parseTimestamp } from '../../../src/ingest/parse-timestamp.js';
 import { validateReading } from '../../../src/ingest/validate-reading.js';
 import { hostileText, RUNS, withinBudget } from './fuzz-support.js';
@@ -44,13 +44,13 @@ describe('fuzz: MQTT reading payloads', () => {
     );
   }, 60_000);
 
-  it('parseTelemetryTopic gives ids (possibly undefined) for any topic', () => {
+  it('telemetryReading gives ids (possibly undefined) for any topic', () => {
     const topicish = fc
       .tuple(fc.string({ maxLength: 70 }), fc.string({ maxLength: 70 }))
       .map(([t, d]) => `tenants/${t}/devices/${d}/telemetry`);
     fc.assert(
       fc.property(fc.oneof(topicish, hostileText()), (topic) => {
-        const { tenantId, deviceId } = withinBudget(() => parseTelemetryTopic(topic));
+        const { tenantId, deviceId } = withinBudget(() => telemetryReading(topic, new Uint8Array(0)));
         for (const part of [tenantId, deviceId]) if (part !== undefined) expect(part).not.toContain('/');
       }),
       { numRuns: RUNS },
