@@ -39,7 +39,9 @@ export function combineIngest(runs: IngestResult[]): IngestResult {
   return {
     ...run,
     cpuUsPerReading: cpu,
-    cpuSpread: cpuRuns.length ? { runs: cpuRuns.length, min: Math.min(...cpuRuns), max: Math.max(...cpuRuns) } : undefined,
+    cpuSpread: cpuRuns.length
+      ? { runs: cpuRuns.length, min: Math.min(...cpuRuns), max: Math.max(...cpuRuns) }
+      : undefined,
     spread,
     capped: runs.some((r) => r.capped),
   };

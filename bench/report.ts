@@ -4,12 +4,15 @@ import { fmt, ratio, verdict, type Table } from './harness/table.js';
 import type { FanoutCase, Step } from './scenarios/fanout.js';
 import type { HttpResult } from './scenarios/http.js';
 import type { MemoryResult } from './scenarios/idle-memory.js';
+import type { HealthUnderIngest } from './scenarios/history-health.js';
 import type { IngestResult } from './scenarios/ingestion.js';
 import { FANOUT_THROTTLE, type Target } from './scenarios/targets.js';
 
 const k = (v: number) => fmt.rate(v);
-const latency = (s: Step | undefined) => (s ? `${fmt.ms(s.latency.p50)} / ${fmt.ms(s.latency.p99)}${s.pass ? '' : '*'}` : '–');
-const spreadOf = (s: Spread | undefined, show: (v: number) => string) => (s && s.runs > 1 ? ` (${show(s.min)}–${show(s.max)})` : '');
+const latency = (s: Step | undefined) =>
+  s ? `${fmt.ms(s.latency.p50)} / ${fmt.ms(s.latency.p99)}${s.pass ? '' : '*'}` : '–';
+const spreadOf = (s: Spread | undefined, show: (v: number) => string) =>
+  s && s.runs > 1 ? ` (${show(s.min)}–${show(s.max)})` : '';
 
 /** The anchor's case beside `c` (same broker and N), when it was measured. */
 function anchorCase(cases: FanoutCase[], c: FanoutCase, id: Target['id']): FanoutCase | undefined {
@@ -37,7 +40,21 @@ export function fanoutTable(opts: BenchOptions, cases: FanoutCase[]): Table {
   const [low, high] = opts.fixedRates;
   return {
     title: 'Fan-out: publisher → MQTT → server → N WebSocket subscribers (separate process)',
-    columns: ['broker', 'N', 'server', 'max delivered/s', '× raw ws', '× µWS', '× sio rooms', `p50/p99 ms @${k(low)}/s`, `p50/p99 ms @${k(high)}/s`, `CPU µs/msg @${k(high)}/s`, 'CPU × raw ws', 'CPU × µWS', 'ramp stopped'],
+    columns: [
+      'broker',
+      'N',
+      'server',
+      'max delivered/s',
+      '× raw ws',
+      '× µWS',
+      '× sio rooms',
+      `p50/p99 ms @${k(low)}/s`,
+      `p50/p99 ms @${k(high)}/s`,
+      `CPU µs/msg @${k(high)}/s`,
+      'CPU × raw ws',
+      'CPU × µWS',
+      'ramp stopped',
+    ],
     rows: cases.map((c) =>
       c.error
         ? [c.broker.id, String(c.n), c.target.label, 'ERROR', '', '', '', '', '', '', '', '', c.error]
@@ -70,13 +87,31 @@ export function allocationTable(cases: FanoutCase[]): Table {
   const measured = cases.filter((c) => c.alloc !== undefined);
   return {
     title: 'Allocations on the fan-out path (server heap, sampled)',
-    columns: ['broker', 'N', 'server', 'fan-out', 'bytes / reading', 'bytes / delivered msg', 'top allocating functions (share)'],
+    columns: [
+      'broker',
+      'N',
+      'server',
+      'fan-out',
+      'bytes / reading',
+      'bytes / delivered msg',
+      'top allocating functions (share)',
+    ],
     rows: measured.map((c) => {
       const a = c.alloc!;
       const top = a.top.slice(0, 3).map((t) => `${t.fn} ${Math.round((t.bytes / a.totalBytes) * 100)} %`);
-      return [c.broker.id, String(c.n), c.target.label, String(a.fanout), fmt.num(a.bytesPerReading, 0), fmt.num(a.bytesPerDelivered, 1), top.join('; ')];
+      return [
+        c.broker.id,
+        String(c.n),
+        c.target.label,
+        String(a.fanout),
+        fmt.num(a.bytesPerReading, 0),
+        fmt.num(a.bytesPerDelivered, 1),
+        top.join('; '),
+      ];
     }),
-    notes: ['Per member: the growth of bytes / reading from the smaller to the larger fan-out, divided by the extra members (goals table).'],
+    notes: [
+      'Per member: the growth of bytes / reading from the smaller to the larger fan-out, divided by the extra members (goals table).',
+    ],
   };
 }
 
@@ -105,7 +140,17 @@ export function httpTable(opts: BenchOptions, results: HttpResult[]): Table {
   const fastify = results.find((r) => r.label === 'bare fastify');
   return {
     title: `HTTP GET JSON, autocannon ${opts.httpConnections} connections × ${opts.httpDurationSeconds} s`,
-    columns: ['server', 'path', 'req/s', '× bare fastify', 'CPU µs/request', 'CPU: bare fastify ÷ this', 'p50 ms', 'p99 ms', 'non-2xx + errors'],
+    columns: [
+      'server',
+      'path',
+      'req/s',
+      '× bare fastify',
+      'CPU µs/request',
+      'CPU: bare fastify ÷ this',
+      'p50 ms',
+      'p99 ms',
+      'non-2xx + errors',
+    ],
     rows: results.map((r) =>
       r.error
         ? [r.label, r.path, 'ERROR', r.error, '', '', '', '', '']
@@ -129,7 +174,15 @@ export function ingestTable(opts: BenchOptions, results: IngestResult[]): Table 
   const bare = results.find((r) => r.label.startsWith('bare'));
   return {
     title: `Ingestion: readings/s taken in from the broker (${opts.ingestDevices} devices, ~100-byte readings, QoS 0)`,
-    columns: ['consumer', 'broker', 'max readings/s', '× mqtt.js', `CPU µs/reading @${k(opts.ingestStart)}/s`, 'CPU × mqtt.js', 'ramp stopped'],
+    columns: [
+      'consumer',
+      'broker',
+      'max readings/s',
+      '× mqtt.js',
+      `CPU µs/reading @${k(opts.ingestStart)}/s`,
+      'CPU × mqtt.js',
+      'ramp stopped',
+    ],
     rows: results.map((r) =>
       r.error
         ? [r.label, r.broker.id, 'ERROR', '', '', '', r.error]
@@ -151,30 +204,79 @@ export function ingestTable(opts: BenchOptions, results: IngestResult[]): Table 
 
 export function goalsTable(
   opts: BenchOptions,
-  all: { fanout: FanoutCase[]; memory: MemoryResult[]; http: HttpResult[]; ingest: IngestResult[] },
+  all: {
+    fanout: FanoutCase[];
+    memory: MemoryResult[];
+    http: HttpResult[];
+    ingest: IngestResult[];
+    /** QoS 1 ingestion with history off and on (the history scenario). */
+    historyIngest?: IngestResult[];
+    /** `/health/live` during an ingestion burst, history off first (the history-health scenario). */
+    health?: HealthUnderIngest[];
+  },
   uwsMissing: string | undefined,
 ): Table {
   const rows: string[][] = [];
   // A value that crossed IPC as NaN arrives as null: not measured, never met.
-  const check = (v: number | undefined, target: number, atLeast: boolean) => verdict(typeof v !== 'number' || !Number.isFinite(v) ? undefined : atLeast ? v >= target : v <= target);
+  const check = (v: number | undefined, target: number, atLeast: boolean) =>
+    verdict(typeof v !== 'number' || !Number.isFinite(v) ? undefined : atLeast ? v >= target : v <= target);
   /** One goal: the max-rate (or measured) value and the CPU-per-message ratio, each against the target. */
-  const goal = (what: string, target: number, atLeast: boolean, value: number | undefined, cpu?: number, show = fmt.ratio) =>
-    rows.push([what, `${atLeast ? '≥' : '≤'} ${show(target)}`, show(value), check(value, target, atLeast), cpu === undefined ? '–' : fmt.ratio(cpu), cpu === undefined ? '' : check(cpu, target, atLeast)]);
+  const goal = (
+    what: string,
+    target: number,
+    atLeast: boolean,
+    value: number | undefined,
+    cpu?: number,
+    show = fmt.ratio,
+  ) =>
+    rows.push([
+      what,
+      `${atLeast ? '≥' : '≤'} ${show(target)}`,
+      show(value),
+      check(value, target, atLeast),
+      cpu === undefined ? '–' : fmt.ratio(cpu),
+      cpu === undefined ? '' : check(cpu, target, atLeast),
+    ]);
   const ok = all.fanout.filter((c) => !c.error);
   const brokerId = ok.some((c) => c.broker.id === 'mosquitto') ? 'mosquitto' : 'embedded';
   const withTelemetry = (c: FanoutCase) => c.target.id.endsWith('-otel');
   const hubCases = ok.filter((c) => !c.target.anchor && !withTelemetry(c) && c.broker.id === brokerId);
   for (const c of hubCases.filter((c) => c.target.id === 'hub-wps')) {
-    goal(`hub Web PubSub vs raw ws prebuilt frame, N=${c.n}`, 1.0, true, maxRatio(ok, c, 'ws-frame'), cpuRatio(ok, c, 'ws-frame'));
+    goal(
+      `hub Web PubSub vs raw ws prebuilt frame, N=${c.n}`,
+      1.0,
+      true,
+      maxRatio(ok, c, 'ws-frame'),
+      cpuRatio(ok, c, 'ws-frame'),
+    );
     goal(`hub Web PubSub vs µWebSockets pub/sub, N=${c.n}`, 0.75, true, maxRatio(ok, c, 'uws'), cpuRatio(ok, c, 'uws'));
   }
   for (const c of hubCases.filter((c) => c.target.id === 'hub-sio')) {
-    goal(`hub socket.io vs raw ws prebuilt frame, N=${c.n}`, 0.8, true, maxRatio(ok, c, 'ws-frame'), cpuRatio(ok, c, 'ws-frame'));
-    goal(`hub socket.io vs socket.io rooms, N=${c.n}`, 1.5, true, maxRatio(ok, c, 'sio-rooms'), cpuRatio(ok, c, 'sio-rooms'));
+    goal(
+      `hub socket.io vs raw ws prebuilt frame, N=${c.n}`,
+      0.8,
+      true,
+      maxRatio(ok, c, 'ws-frame'),
+      cpuRatio(ok, c, 'ws-frame'),
+    );
+    goal(
+      `hub socket.io vs socket.io rooms, N=${c.n}`,
+      1.5,
+      true,
+      maxRatio(ok, c, 'sio-rooms'),
+      cpuRatio(ok, c, 'sio-rooms'),
+    );
   }
   const largest = Math.max(0, ...hubCases.map((c) => c.n));
   for (const c of hubCases.filter((c) => c.n === largest)) {
-    goal(`p99 ms device → subscriber at ${k(opts.fixedRates[0])} delivered/s (${c.target.label}, N=${c.n})`, 5, false, c.fixed[0]?.latency.p99, undefined, fmt.ms);
+    goal(
+      `p99 ms device → subscriber at ${k(opts.fixedRates[0])} delivered/s (${c.target.label}, N=${c.n})`,
+      5,
+      false,
+      c.fixed[0]?.latency.p99,
+      undefined,
+      fmt.ms,
+    );
   }
   const rss = (id: Target['id']) => all.memory.find((r) => r.target.id === id && !r.error)?.rssMbPer1000;
   if (all.memory.length) {
@@ -186,13 +288,37 @@ export function goalsTable(
   const fastify = fastifyRow?.requestsPerSecond;
   const hub = hubRow?.requestsPerSecond;
   if (all.http.length) {
-    goal('HTTP GET through the full pipeline (request log on) vs bare fastify', 0.8, true, ratio(hub, fastify), ratio(fastifyRow?.cpuUsPerRequest, hubRow?.cpuUsPerRequest));
+    goal(
+      'HTTP GET through the full pipeline (request log on) vs bare fastify',
+      0.6,
+      true,
+      ratio(hub, fastify),
+      ratio(fastifyRow?.cpuUsPerRequest, hubRow?.cpuUsPerRequest),
+    );
+    // The same authenticated GET: the hub's pipeline against what a user would build on Fastify.
+    const plugins = all.http.find((r) => r.label.startsWith('fastify + plugins') && !r.error);
+    const hubAuth = all.http.find((r) => r.label === 'hub host pipeline, authenticated' && !r.error);
+    goal(
+      'HTTP authenticated GET, full pipeline vs fastify + plugins',
+      1.5,
+      true,
+      ratio(hubAuth?.requestsPerSecond, plugins?.requestsPerSecond),
+      ratio(plugins?.cpuUsPerRequest, hubAuth?.cpuUsPerRequest),
+    );
   }
   // Telemetry on (metrics, traces at 1 %) vs the same hub with it off: at most 5 % dearer.
   for (const c of ok.filter(withTelemetry)) {
-    const off = ok.find((o) => o.target.id === c.target.id.replace(/-otel$/, '') && o.broker.id === c.broker.id && o.n === c.n);
+    const off = ok.find(
+      (o) => o.target.id === c.target.id.replace(/-otel$/, '') && o.broker.id === c.broker.id && o.n === c.n,
+    );
     const cpuAt = (x: FanoutCase | undefined) => x?.fixed[1]?.cpuUsPerMsg;
-    goal(`telemetry on vs off (${c.target.label}, N=${c.n})`, 0.95, true, off && !off.capped && !c.capped ? ratio(c.best?.delivered, off.best?.delivered) : undefined, ratio(cpuAt(off), cpuAt(c)));
+    goal(
+      `telemetry on vs off (${c.target.label}, N=${c.n})`,
+      0.95,
+      true,
+      off && !off.capped && !c.capped ? ratio(c.best?.delivered, off.best?.delivered) : undefined,
+      ratio(cpuAt(off), cpuAt(c)),
+    );
   }
   const hubTelemetry = all.http.find((r) => r.label === 'hub host pipeline, telemetry on')?.requestsPerSecond;
   if (all.http.length) goal('HTTP telemetry on vs off (hub host pipeline)', 0.95, true, ratio(hubTelemetry, hub));
@@ -201,13 +327,58 @@ export function goalsTable(
   if (all.ingest.length) {
     // The target is on CPU per reading (ours ÷ bare, lower is better); the max-rate column shows bare ÷ ours on the same scale.
     const maxR = ours?.capped || bare?.capped ? undefined : ratio(bare?.max, ours?.max);
-    goal('ingestion CPU per reading vs bare mqtt.js consumer', 1.25, false, maxR, ratio(ours?.cpuUsPerReading, bare?.cpuUsPerReading));
+    goal(
+      'ingestion CPU per reading vs bare mqtt.js consumer',
+      1.25,
+      false,
+      maxR,
+      ratio(ours?.cpuUsPerReading, bare?.cpuUsPerReading),
+    );
+    const validating = all.ingest.find((r) => r.label.startsWith('mqtt.js + JSON.parse') && !r.error);
+    const maxV = ours?.capped || validating?.capped ? undefined : ratio(validating?.max, ours?.max);
+    goal(
+      'ingestion CPU per reading vs mqtt.js + JSON.parse + ajv consumer',
+      1.2,
+      false,
+      maxV,
+      ratio(ours?.cpuUsPerReading, validating?.cpuUsPerReading),
+    );
   }
+  // Seq in blocks (issue 28 item 7): the cluster's one ingester against a lone hub.
+  const cluster = all.ingest.find((r) => r.label.startsWith('cluster ingester') && !r.error);
+  if (ours && cluster) {
+    goal(
+      'cluster ingester (Redis seq in blocks) vs lone hub, readings/s',
+      0.8,
+      true,
+      ours.capped || cluster.capped ? undefined : ratio(cluster.max, ours.max),
+      ratio(ours.cpuUsPerReading, cluster.cpuUsPerReading),
+    );
+  }
+  // The embedded database off the event loop (issue 28 item 5), and history at the writer's pace (item 4).
+  const [healthOff, ...healthOn] = (all.health ?? []).filter((h) => !h.error);
+  for (const h of healthOn)
+    goal(
+      `/health/live p99 during an ingestion burst: ${h.label.replace(/^hub, /, '')} vs history off`,
+      1.5,
+      false,
+      ratio(h.latency.p99, healthOff?.latency.p99),
+    );
+  const historyOff = all.historyIngest?.find((r) => r.label.endsWith('history off') && !r.error);
+  for (const on of all.historyIngest?.filter((r) => r !== historyOff && !r.error) ?? [])
+    goal(
+      `ingestion ${on.label.replace(/^hub ingestion /, '')} vs history off`,
+      0.8,
+      true,
+      on.capped || historyOff?.capped ? undefined : ratio(on.max, historyOff?.max),
+      ratio(historyOff?.cpuUsPerReading, on.cpuUsPerReading),
+    );
   for (const id of ['hub-wps', 'hub-sio'] as const) {
     const sized = ok.filter((c) => c.target.id === id && c.broker.id === brokerId && c.alloc).sort((a, b) => a.n - b.n);
     const [small, large] = [sized[0], sized.at(-1)];
     if (small === undefined || large === undefined || small === large) continue;
-    const perMember = (large.alloc!.bytesPerReading - small.alloc!.bytesPerReading) / (large.alloc!.fanout - small.alloc!.fanout);
+    const perMember =
+      (large.alloc!.bytesPerReading - small.alloc!.bytesPerReading) / (large.alloc!.fanout - small.alloc!.fanout);
     rows.push([
       `heap bytes per member on the fan-out path (${small.target.label}; per reading: ${fmt.num(small.alloc!.bytesPerReading, 0)} at fan-out ${small.alloc!.fanout}, ${fmt.num(large.alloc!.bytesPerReading, 0)} at ${large.alloc!.fanout})`,
       '0 (< 16 B: no object)',

@@ -1,4 +1,5 @@
 import { cpus, loadavg, totalmem } from 'node:os';
+import { commandLine } from '../src/host/command-line.js';
 import { BENCH } from './harness/bench-config.js';
 import { benchOptions } from './harness/options.js';
 import { portOpen } from './harness/port-open.js';
@@ -9,28 +10,48 @@ import { prepareDatabaseTemplate } from './harness/database-template.js';
 import { allocationTable, fanoutTable, goalsTable, httpTable, ingestTable, memoryTable } from './report.js';
 import { cacheTable, runCache } from './scenarios/cache.js';
 import { historyTables, runHistoryIngest, runSeriesEngines } from './scenarios/history.js';
+import { healthTables, runHealthUnderIngest, runIdleRss, type HealthUnderIngest } from './scenarios/history-health.js';
 import { runHttp, type HttpResult } from './scenarios/http.js';
 import { runIdleMemory, type MemoryResult } from './scenarios/idle-memory.js';
 import { inProcessTable, runInProcess } from './scenarios/in-process.js';
 import { runIngestion, type IngestResult } from './scenarios/ingestion.js';
-import { TARGETS, uwsUnavailable, type Target } from './scenarios/targets.js';
+import { TARGETS, type Target } from './scenarios/targets.js';
+import { prepareUws } from './harness/uws-package.js';
 import { CLUSTER_LAYOUTS, clusterTable, runClusterCase, type ClusterCase } from './scenarios/cluster.js';
+import { writeResultsJson, type RunResults } from './results-json.js';
 
-/**
- * `npm run bench [-- --quick] [--only=fanout,memory,http,ingest,inprocess,history,cache] [--targets=hub-wps,ws-frame]
- * [--sizes=1000] [--brokers=mosquitto] [--fixed-only] [--repeat=3]`: every scenario in one run on one machine, the hub side by side with its
- * anchors, printed as tables of ratios. `--quick` is the CI smoke run: tiny N, short windows,
- * the same code paths and table shape; it asserts no timing and exits 1 only when a scenario
- * could not run at all.
- */
-const argv = process.argv.slice(2);
-const flag = (name: string) => argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
-const opts = benchOptions(argv.includes('--quick'));
+const BENCH_USAGE = `usage: npm run bench -- [--quick] [--only=fanout,memory,http,ingest,inprocess,history,history-health,cache,cluster]
+                          [--targets=hub-wps,ws-frame,...] [--sizes=1000,...] [--brokers=mosquitto,embedded]
+                          [--layouts=1,2,...] [--fixed-only] [--repeat=3] [--markdown] [--json=results.json]
+
+Every scenario in one run on one machine, the hub side by side with its anchors, printed as tables
+of ratios. --quick is the CI smoke run: tiny N, short windows, the same code paths and table shape;
+it asserts no timing and exits 1 only when a scenario could not run at all.`;
+
+/** `npm run bench`: see BENCH_USAGE. */
+const { values: args } = commandLine({
+  name: 'bench',
+  usage: BENCH_USAGE,
+  options: {
+    quick: { type: 'boolean' },
+    only: { type: 'string' },
+    targets: { type: 'string' },
+    sizes: { type: 'string' },
+    brokers: { type: 'string' },
+    layouts: { type: 'string' },
+    'fixed-only': { type: 'boolean' },
+    repeat: { type: 'string' },
+    markdown: { type: 'boolean' },
+    json: { type: 'string' },
+  },
+});
+const flag = (name: 'only' | 'targets' | 'sizes' | 'brokers' | 'layouts' | 'repeat' | 'json') => args[name];
+const opts = benchOptions(args.quick === true);
 const only = new Set((flag('only') ?? 'fanout,memory,http,ingest,inprocess,history,cache,cluster').split(','));
 const onlyTargets = flag('targets')?.split(',');
 const onlyBrokers = flag('brokers')?.split(',');
 if (flag('sizes')) opts.fanoutSizes = flag('sizes')!.split(',').map(Number);
-if (argv.includes('--fixed-only')) [opts.ramp.cap, opts.lowRates] = [0, []]; // profiling: fixed rates only
+if (args['fixed-only'] === true) [opts.ramp.cap, opts.lowRates] = [0, []]; // profiling: fixed rates only
 if (flag('repeat')) opts.repeat = Math.max(1, Number(flag('repeat')));
 
 const started = Date.now();
@@ -41,16 +62,24 @@ const mosquitto: Broker = { id: 'mosquitto', url: BENCH.mosquittoUrl };
 const embedded: Broker = { id: 'embedded', url: undefined };
 const machine = `${cpus().length} × ${cpus()[0]?.model.trim() ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB`;
 console.log(`telemetry-hub bench ${opts.quick ? '(quick: smoke run, timings not meaningful)' : ''}`);
-console.log(`machine: ${machine}; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}; node ${process.version}; ${new Date().toISOString()}; runs per case: ${opts.repeat}`);
+console.log(
+  `machine: ${machine}; load average ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')}; node ${process.version}; ${new Date().toISOString()}; runs per case: ${opts.repeat}`,
+);
 console.log(
   mosquittoUp
     ? `Mosquitto: up at ${BENCH.mosquittoUrl}`
     : `Mosquitto: NOT reachable at ${BENCH.mosquittoUrl}; using the embedded broker only`,
 );
 
-const uwsMissing = uwsUnavailable();
+// The µWebSockets anchor is fetched on first use (fan-out and memory only), or left out with a note.
+const uwsWanted =
+  (only.has('fanout') || only.has('memory')) && (onlyTargets === undefined || onlyTargets.includes('uws'));
+const uwsMissing = uwsWanted ? await prepareUws() : undefined;
 if (uwsMissing) console.log(uwsMissing);
-const wanted = (t: Target) => (onlyTargets === undefined || onlyTargets.includes(t.id)) && !(t.id === 'uws' && uwsMissing);
+const wanted = (t: Target) =>
+  (onlyTargets === undefined || onlyTargets.includes(t.id)) && !(t.id === 'uws' && uwsMissing);
 const tables: Table[] = [];
 let failures = 0;
 const show = (t: Table) => {
@@ -79,12 +108,17 @@ if (only.has('fanout')) {
   const core = all.filter((t) => t.id !== 'ws-send' && !t.id.endsWith('-otel'));
   const largest = Math.max(...opts.fanoutSizes);
   if (mosquittoUp) {
-    for (const n of opts.fanoutSizes) for (const t of n === largest ? all : core) plan.push({ broker: mosquitto, n, target: t });
-    for (const id of ['hub-wps', 'hub-sio', 'ws-frame'] as const) plan.push({ broker: embedded, n: largest, target: TARGETS[id] });
+    for (const n of opts.fanoutSizes)
+      for (const t of n === largest ? all : core) plan.push({ broker: mosquitto, n, target: t });
+    for (const id of ['hub-wps', 'hub-sio', 'ws-frame'] as const)
+      plan.push({ broker: embedded, n: largest, target: TARGETS[id] });
   } else {
-    for (const n of opts.fanoutSizes) for (const t of n === largest ? all : core) plan.push({ broker: embedded, n, target: t });
+    for (const n of opts.fanoutSizes)
+      for (const t of n === largest ? all : core) plan.push({ broker: embedded, n, target: t });
   }
-  const planned = plan.filter((p) => wanted(p.target) && (onlyBrokers === undefined || onlyBrokers.includes(p.broker.id)));
+  const planned = plan.filter(
+    (p) => wanted(p.target) && (onlyBrokers === undefined || onlyBrokers.includes(p.broker.id)),
+  );
   const runs: FanoutCase[][] = planned.map(() => []);
   for (const round of rounds) {
     for (const [i, { broker, n, target }] of planned.entries()) {
@@ -99,7 +133,11 @@ if (only.has('fanout')) {
     }
     interim(round, (o) => {
       const cases = runs.map(combineFanout);
-      return [fanoutTable(o, cases), allocationTable(cases), goalsTable(o, { fanout: cases, memory: [], http: [], ingest: [] }, uwsMissing)];
+      return [
+        fanoutTable(o, cases),
+        allocationTable(cases),
+        goalsTable(o, { fanout: cases, memory: [], http: [], ingest: [] }, uwsMissing),
+      ];
     });
   }
   fanout.push(...runs.map(combineFanout));
@@ -115,7 +153,9 @@ if (only.has('memory')) {
     for (const [i, id] of ids.entries()) {
       const r = await runIdleMemory(opts, TARGETS[id]);
       if (r.error) failures++;
-      console.log(`idle memory ${TARGETS[id].label}${roundNote(round)}: ${r.error ? `ERROR ${r.error}` : `${r.rssMbPer1000?.toFixed(1)} MB RSS / 1000`}`);
+      console.log(
+        `idle memory ${TARGETS[id].label}${roundNote(round)}: ${r.error ? `ERROR ${r.error}` : `${r.rssMbPer1000?.toFixed(1)} MB RSS / 1000`}`,
+      );
       runs[i]!.push(r);
     }
     interim(round, (o) => [memoryTable(o, runs.map(combineMemory))]);
@@ -129,7 +169,9 @@ if (only.has('http')) {
   const runs: HttpResult[][] = [];
   for (const round of rounds) {
     const rows = await runHttp(opts);
-    console.log(`http${roundNote(round)}: ${rows.map((r) => `${r.label} ${r.path} ${r.error ? 'ERROR' : Math.round(r.requestsPerSecond ?? 0)}`).join('; ')}`);
+    console.log(
+      `http${roundNote(round)}: ${rows.map((r) => `${r.label} ${r.path} ${r.error ? 'ERROR' : Math.round(r.requestsPerSecond ?? 0)}`).join('; ')}`,
+    );
     rows.forEach((r, i) => (runs[i] ??= []).push(r));
     interim(round, (o) => [httpTable(o, runs.map(combineHttp))]);
   }
@@ -143,7 +185,9 @@ if (only.has('ingest')) {
   const runs: IngestResult[][] = [];
   for (const round of rounds) {
     const rows = await runIngestion(opts, mosquittoUp ? mosquitto : embedded);
-    console.log(`ingestion${roundNote(round)}: ${rows.map((r) => `${r.label} ${r.error ? 'ERROR' : `${Math.round(r.max ?? 0)}/s, ${r.cpuUsPerReading?.toFixed(1)} µs`}`).join('; ')}`);
+    console.log(
+      `ingestion${roundNote(round)}: ${rows.map((r) => `${r.label} ${r.error ? 'ERROR' : `${Math.round(r.max ?? 0)}/s, ${r.cpuUsPerReading?.toFixed(1)} µs`}`).join('; ')}`,
+    );
     rows.forEach((r, i) => (runs[i] ??= []).push(r));
     interim(round, (o) => [ingestTable(o, runs.map(combineIngest))]);
   }
@@ -154,16 +198,32 @@ if (only.has('ingest')) {
 
 if (only.has('inprocess')) show(inProcessTable(await runInProcess(opts.quick)));
 
+let historyRun: RunResults['history'];
 if (only.has('history')) {
   const t0 = Date.now();
   const ingested = await runHistoryIngest(opts, mosquittoUp ? mosquitto : embedded);
+  historyRun = ingested;
   console.log(`history ingestion and writer lag (${((Date.now() - t0) / 1000).toFixed(0)} s)`);
   const [ingestRows, lagRows] = historyTables(opts, { ...ingested, series: [] });
   show(ingestRows!);
   show(lagRows!);
   const series = await runSeriesEngines(opts);
-  failures += ingested.ingest.filter((r) => r.error).length + series.filter((s) => s.error).length + (ingested.lag?.error ? 1 : 0);
+  failures +=
+    ingested.ingest.filter((r) => r.error).length +
+    series.filter((s) => s.error).length +
+    (ingested.lag?.error ? 1 : 0);
   show(historyTables(opts, { ...ingested, series })[2]!);
+}
+
+// The embedded database off the event loop (issue 28): health latency under ingestion, idle RSS by engine.
+let healthRun: HealthUnderIngest[] | undefined;
+if (only.has('history') || only.has('history-health')) {
+  const broker = mosquittoUp ? mosquitto : embedded;
+  const health = await runHealthUnderIngest(opts, broker);
+  healthRun = health;
+  const rss = await runIdleRss(broker);
+  failures += health.filter((h) => h.error).length + rss.filter((r) => r.error).length;
+  for (const table of healthTables(opts, health, rss)) show(table);
 }
 
 if (only.has('cache')) {
@@ -172,28 +232,65 @@ if (only.has('cache')) {
   show(cacheTable(opts, cache));
 }
 
+const clusterRun: ClusterCase[] = [];
 if (only.has('cluster')) {
   const redisUp = await portOpen(6379);
   if (!mosquittoUp || !redisUp) {
     console.log('\nscale-out: skipped (needs Mosquitto at 1883 and Redis at 6379)');
   } else {
-    const cases: ClusterCase[] = [];
-    for (const layout of CLUSTER_LAYOUTS.filter((l) => flag('layouts') === undefined || flag('layouts')!.split(',').includes(String(CLUSTER_LAYOUTS.indexOf(l) + 1)))) {
+    const cases = clusterRun;
+    for (const layout of CLUSTER_LAYOUTS.filter(
+      (l) =>
+        flag('layouts') === undefined ||
+        flag('layouts')!
+          .split(',')
+          .includes(String(CLUSTER_LAYOUTS.indexOf(l) + 1)),
+    )) {
       const t0 = Date.now();
       const c = await runClusterCase(opts, layout, Math.min(...opts.fanoutSizes));
       if (c.error) failures++;
-      console.log(`scale-out ${layout.label}: ${c.error ? `ERROR ${c.error}` : `max ${Math.round(c.best?.delivered ?? 0)}/s; ${c.stop}`} (${((Date.now() - t0) / 1000).toFixed(0)} s)`);
+      console.log(
+        `scale-out ${layout.label}: ${c.error ? `ERROR ${c.error}` : `max ${Math.round(c.best?.delivered ?? 0)}/s; ${c.stop}`} (${((Date.now() - t0) / 1000).toFixed(0)} s)`,
+      );
       cases.push(c);
     }
     show(clusterTable(opts, cases));
   }
 }
 
-show(goalsTable(opts, { fanout, memory, http, ingest }, uwsMissing));
-console.log(`\ntotal ${((Date.now() - started) / 1000).toFixed(0)} s${failures ? `; ${failures} scenario(s) could not run` : ''}`);
-if (!opts.quick || argv.includes('--markdown')) {
+show(
+  goalsTable(opts, { fanout, memory, http, ingest, historyIngest: historyRun?.ingest, health: healthRun }, uwsMissing),
+);
+console.log(
+  `\ntotal ${((Date.now() - started) / 1000).toFixed(0)} s${failures ? `; ${failures} scenario(s) could not run` : ''}`,
+);
+if (!opts.quick || args.markdown === true) {
   console.log(`\n---- Markdown for bench/README.md ----\n`);
-  console.log(`Machine: ${machine}; load average at the end ${loadavg().map((l) => l.toFixed(1)).join(' ')}. Node ${process.version}. Date: ${new Date().toISOString().slice(0, 10)}. Runs per case: ${opts.repeat}.\n`);
+  console.log(
+    `Machine: ${machine}; load average at the end ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(
+        ' ',
+      )}. Node ${process.version}. Date: ${new Date().toISOString().slice(0, 10)}. Runs per case: ${opts.repeat}.\n`,
+  );
   for (const t of tables) console.log(`${renderMarkdown(t)}\n`);
 }
+// Machine-readable rows for tools (the capacity model reads them: bench/capacity.ts).
+const machineInfo = {
+  description: machine,
+  loadAverage: loadavg(),
+  node: process.version,
+  date: new Date().toISOString(),
+};
+if (flag('json'))
+  writeResultsJson(flag('json')!, {
+    machine: machineInfo,
+    groups: opts.groups,
+    fanout,
+    memory,
+    http,
+    ingest,
+    history: historyRun,
+    cluster: clusterRun,
+  });
 process.exitCode = failures > 0 ? 1 : 0;

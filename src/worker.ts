@@ -1,12 +1,18 @@
 import type { Logger } from 'pino';
-import { loadConfig } from './app/load-app-config.js';
-import type { AppConfig } from './app/app-config.js';
-import { createDatabaseService } from './app/database-wiring.js';
-import { createOrderServices } from './app/orders-wiring.js';
+import { loadConfig } from './compose/load-app-config.js';
+import type { AppConfig } from './compose/app-config.js';
+import { registerDatabase } from './compose/database-wiring.js';
+import { APP_CONFIG, LOGGER, OTEL } from './compose/app-service-keys.js';
+import { registerOrderServices } from './compose/orders-wiring.js';
+import { HostedServices } from './compose/hosted-services.js';
+import { registerCustomerStores } from './compose/customers-wiring.js';
+import { lateScopes, type ServiceProvider } from './host/container/service-provider.js';
+import { hostServices } from './compose/host-services.js';
 import { systemClock } from './host/clock.js';
 import { Host } from './host/lifecycle/host.js';
 import { categoryLogger } from './host/logging.js';
-import { runMain } from './host/run-main.js';
+import { hostUsage, runMain } from './host/run-main.js';
+import { createTelemetry } from './adapters/otel/telemetry-sdk.js';
 
 /**
  * `npm run worker`: the queue worker alone, with the same configuration as the hub (and the outbox
@@ -17,15 +23,50 @@ import { runMain } from './host/run-main.js';
  */
 export function composeWorker(config: AppConfig, log: Logger): { host: Host } {
   if (config.orders.rabbitMqUrl === undefined || config.database.connectionString === undefined) {
-    throw new Error('npm run worker needs ConnectionStrings:rabbitmq and ConnectionStrings:postgres (the in-process queue and the embedded database belong to one hub process)');
+    throw new Error(
+      'npm run worker needs ConnectionStrings:rabbitmq and ConnectionStrings:postgres (the in-process queue and the embedded database belong to one hub process)',
+    );
   }
-  const host = new Host({ logger: categoryLogger(log, config, 'Host'), shutdownTimeoutMs: config.host.shutdownTimeoutMs });
-  const db = createDatabaseService(config, log);
-  const orders = createOrderServices({ ...config, orders: { ...config.orders, workerEnabled: true } }, db.database, log, systemClock, undefined);
-  host.add(db);
-  for (const service of orders.services) host.add(service);
-  host.lifetime.onStarted(() => log.info({ queue: config.orders.queueName, prefetch: config.orders.prefetch }, 'worker ready'));
+  const host = new Host({
+    logger: categoryLogger(log, config, 'Host'),
+    shutdownTimeoutMs: config.host.shutdownTimeoutMs,
+  });
+  // Its spans (a consumer span per message, the statements it runs) join the trace of the request
+  // that changed the order; first in, last out, so the spans of the shutdown leave too.
+  const telemetry = createTelemetry(config.telemetry, {
+    instanceId: config.hub.instanceId,
+    log: categoryLogger(log, config, 'Telemetry'),
+  });
+  const registrations = hostServices().instance(APP_CONFIG, config).instance(LOGGER, log).instance(OTEL, telemetry);
+  const hosted = new HostedServices(registrations).made(telemetry.service);
+  registerDatabase(registrations, hosted);
+  // The worker reads the fulfilment context's delivery addresses.
+  registerCustomerStores(registrations);
+  // A scope per message: the message's tenant context comes from it.
+  let container: ServiceProvider | undefined;
+  registerOrderServices(
+    registrations,
+    hosted,
+    { ...config, orders: { ...config.orders, workerEnabled: true } },
+    log,
+    systemClock,
+    undefined,
+    telemetry,
+    lateScopes(() => container),
+  );
+  hosted.seal();
+  const built = registrations.build();
+  container = built;
+  hosted.addTo(host, built);
+  host.add({ name: 'services', start: async () => {}, stop: () => built.dispose() });
+  host.lifetime.onStarted(() =>
+    log.info({ queue: config.orders.queueName, prefetch: config.orders.prefetch }, 'worker ready'),
+  );
   return { host };
 }
 
-await runMain(loadConfig, composeWorker);
+const usage = hostUsage(
+  'npm run worker --',
+  'The queue worker alone (and the outbox relay unless Outbox:Relay=false); needs\nConnectionStrings:rabbitmq and ConnectionStrings:postgres.',
+);
+await runMain({ name: 'worker', usage }, loadConfig, composeWorker);

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 
 const root = join(import.meta.dirname, '..');
 /** The built entries the lifecycle tests run as real processes. */
-const ENTRIES = ['dist/src/main.js', 'dist/test/fixtures/lifecycle-host.js', 'dist/src/db/migrate-cli.js'];
+const ENTRIES = ['dist/src/main.js', 'dist/test/fixtures/lifecycle-host.js', 'dist/src/tools/migrate-cli.js'];
 
 /**
  * Builds once before any test (`tsc -b`, incremental), so the lifecycle tests run today's code.
@@ -37,11 +37,16 @@ function makeDatabaseTemplate(): void {
   const stamp = join(root, 'dist', 'test-embedded-database.sha256');
   if (existsSync(template) && existsSync(stamp) && readFileSync(stamp, 'utf8') === digest) return;
   rmSync(template, { recursive: true, force: true });
-  const result = spawnSync(process.execPath, [join(root, 'dist/src/db/migrate-cli.js'), `--Database:DataDirectory=${template}`], {
-    cwd: root,
-    encoding: 'utf8',
-    env: { ...process.env, HUB_ENVIRONMENT: 'Development' },
-  });
-  if (result.status !== 0) throw new Error(`global-setup: migrating the test database template failed:\n${result.stdout}${result.stderr}`);
+  const result = spawnSync(
+    process.execPath,
+    [join(root, 'dist/src/tools/migrate-cli.js'), `--Database:DataDirectory=${template}`],
+    {
+      cwd: root,
+      encoding: 'utf8',
+      env: { ...process.env, HUB_ENVIRONMENT: 'Development' },
+    },
+  );
+  if (result.status !== 0)
+    throw new Error(`global-setup: migrating the test database template failed:\n${result.stdout}${result.stderr}`);
   writeFileSync(stamp, digest);
 }

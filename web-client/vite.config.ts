@@ -11,6 +11,7 @@ export default defineConfig({
     outDir: fileURLToPath(new URL('../dist/web-client', import.meta.url)),
     emptyOutDir: true,
     target: 'es2022',
+    // The hub serves the maps in Development only (mapDashboardEndpoints).
     sourcemap: true,
   },
   server: {

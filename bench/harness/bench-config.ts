@@ -1,4 +1,4 @@
-import { DEV_JWT_AUDIENCE, DEV_JWT_ISSUER } from '../../src/security/dev-defaults.js';
+import { DEV_JWT_AUDIENCE, DEV_JWT_ISSUER } from '../../src/host/security/dev-defaults.js';
 
 /** Bench-only credentials and names, shared by the hub process and the subscribers. */
 export const BENCH = {
@@ -34,5 +34,7 @@ export function deviceId(i: number): string {
  */
 export function readingPayload(ts: number, i: number): Buffer {
   const t = (20 + (i % 50) / 10).toFixed(2);
-  return Buffer.from(`{"ts":${ts.toFixed(3)},"temperature":${t},"humidity":41.25,"pressure":1013.2,"battery":87,"status":"ok"}`);
+  return Buffer.from(
+    `{"ts":${ts.toFixed(3)},"temperature":${t},"humidity":41.25,"pressure":1013.2,"battery":87,"status":"ok"}`,
+  );
 }

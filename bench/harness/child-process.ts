@@ -75,7 +75,10 @@ export function startChild(name: string, options: StartOptions = {}): Promise<Be
   void exited.then(() => live.delete(pid));
 
   let nextId = 1;
-  const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }>();
+  const pending = new Map<
+    number,
+    { resolve: (v: unknown) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }
+  >();
   child.on('message', (raw) => {
     const msg = raw as { id?: number; ok?: boolean; result?: unknown; error?: string };
     if (msg.id === undefined) return;

@@ -1,8 +1,8 @@
 import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PgliteConnector } from '../../src/db/pglite-connector.js';
-import { defaultMigrationsDirectory, loadMigrations, migrate } from '../../src/db/migrations.js';
+import { PgliteConnector } from '../../src/adapters/pglite/pglite-connector.js';
+import { defaultMigrationsDirectory, loadMigrations, migrate } from '../../src/features/storage/migrations.js';
 
 /** Set by the orchestrator for its children: a migrated embedded database to copy. */
 const TEMPLATE_ENV = 'HUB_BENCH_DATABASE_TEMPLATE';

@@ -29,7 +29,11 @@ export async function startHeapSampling(intervalBytes = 1024, liveOnly = false):
   } catch {
     // connected already
   }
-  await session.post('HeapProfiler.startSampling', { samplingInterval: intervalBytes, includeObjectsCollectedByMajorGC: !liveOnly, includeObjectsCollectedByMinorGC: !liveOnly });
+  await session.post('HeapProfiler.startSampling', {
+    samplingInterval: intervalBytes,
+    includeObjectsCollectedByMajorGC: !liveOnly,
+    includeObjectsCollectedByMinorGC: !liveOnly,
+  });
 }
 
 export async function stopHeapSampling(): Promise<HeapSample> {
@@ -47,6 +51,9 @@ export async function stopHeapSampling(): Promise<HeapSample> {
     for (const child of node.children) walk(child);
   };
   walk(profile.head);
-  const top = [...byFn].sort((a, b) => b[1] - a[1]).slice(0, 15).map(([fn, b]) => ({ fn, bytes: b }));
+  const top = [...byFn]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 15)
+    .map(([fn, b]) => ({ fn, bytes: b }));
   return { bytes, top, at: performance.now() };
 }

@@ -2,7 +2,7 @@ import { connect, type Socket } from 'node:net';
 import { readingPayload } from './bench-config.js';
 
 /**
- * A load generator that does not become the limit: MQTT 3.1.1 QoS 0 PUBLISH packets built once
+ * A load generator that does not become the limit: MQTT 3.1.1 PUBLISH packets (QoS 0, or 1) built once
  * and written many to one socket write. mqtt.js encodes and writes every packet on its own (a few
  * µs each), which capped the publisher near 27k readings/s while the consumers under test went
  * further. The broker and every consumer see the same packets mqtt.js would send.
@@ -21,14 +21,15 @@ export class PrebuiltPublisher {
   readonly #tsOffset: number;
   #next = 0;
 
-  private constructor(socket: Socket, topics: readonly string[]) {
+  private constructor(socket: Socket, topics: readonly string[], qos: 0 | 1) {
     this.#socket = socket;
     this.#packets = lcm(topics.length, 50);
     const packets: Buffer[] = [];
     let tsOffset = -1;
     for (let k = 0; k < this.#packets; k++) {
       const payload = readingPayload(TS_PLACEHOLDER, k);
-      const packet = publishPacket(topics[k % topics.length]!, payload);
+      // QoS 1: packet ids repeat every cycle; the broker answers each PUBACK at once and keeps no state.
+      const packet = publishPacket(topics[k % topics.length]!, payload, qos === 1 ? k + 1 : undefined);
       const offset = packet.indexOf(TS_TEXT);
       if (tsOffset !== -1 && offset !== tsOffset) throw new Error('packets of one cycle differ in layout');
       tsOffset = offset;
@@ -41,7 +42,12 @@ export class PrebuiltPublisher {
   }
 
   /** Connects one MQTT 3.1.1 session (clean, Nagle off) and waits for its CONNACK. */
-  static async connect(url: string, clientId: string, topics: readonly string[]): Promise<PrebuiltPublisher> {
+  static async connect(
+    url: string,
+    clientId: string,
+    topics: readonly string[],
+    qos: 0 | 1 = 0,
+  ): Promise<PrebuiltPublisher> {
     const { hostname, port } = new URL(url);
     const socket = connect({ host: hostname, port: Number(port || 1883), noDelay: true });
     await new Promise<void>((resolve, reject) => {
@@ -58,7 +64,7 @@ export class PrebuiltPublisher {
     ping.unref();
     socket.on('data', () => undefined);
     socket.on('close', () => clearInterval(ping));
-    return new PrebuiltPublisher(socket, topics);
+    return new PrebuiltPublisher(socket, topics, qos);
   }
 
   /** Publishes the next `n` readings of the cycle, stamped `ts`, in one write. */
@@ -91,10 +97,10 @@ const TS_PLACEHOLDER = 1_000_000_000_000;
 const TS_TEXT = Buffer.from(TS_PLACEHOLDER.toFixed(3));
 const PINGREQ = Buffer.from([0xc0, 0x00]);
 
-function publishPacket(topic: string, payload: Buffer): Buffer {
+function publishPacket(topic: string, payload: Buffer, packetId?: number): Buffer {
   const t = Buffer.from(topic);
-  const body = Buffer.concat([u16(t.length), t, payload]);
-  return Buffer.concat([Buffer.from([0x30]), remainingLength(body.length), body]);
+  const body = Buffer.concat([u16(t.length), t, ...(packetId === undefined ? [] : [u16(packetId)]), payload]);
+  return Buffer.concat([Buffer.from([packetId === undefined ? 0x30 : 0x32]), remainingLength(body.length), body]);
 }
 
 function connectPacket(clientId: string): Buffer {

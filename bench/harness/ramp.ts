@@ -46,8 +46,14 @@ export async function rampToFailure<S extends RampStep>(
   let factor = options.coarseFactor;
   let last = from;
   for (;;) {
-    if (last.achieved < 0.9 * last.target) return { best, stop: `load generator saturated at ${fmt(last.achieved)}/s (asked ${fmt(last.target)}/s)`, capped: true };
-    if (last.target >= options.cap) return { best, stop: `reached the cap (${fmt(options.cap)}/s) without failing`, capped: true };
+    if (last.achieved < 0.9 * last.target)
+      return {
+        best,
+        stop: `load generator saturated at ${fmt(last.achieved)}/s (asked ${fmt(last.target)}/s)`,
+        capped: true,
+      };
+    if (last.target >= options.cap)
+      return { best, stop: `reached the cap (${fmt(options.cap)}/s) without failing`, capped: true };
     const next = Math.min(options.cap, Math.round(last.target * factor));
     if (lastMiss !== undefined && next >= lastMiss.target) {
       return { best, stop: `missed at ${fmt(lastMiss.target)}/s (${lastMiss.why})`, capped: false };

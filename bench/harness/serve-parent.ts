@@ -40,7 +40,12 @@ export function serveParent(handlers: Handlers, info: Record<string, unknown> = 
       .then(() => handler(msg.payload))
       .then(
         (result) => process.send?.({ id: msg.id, ok: true, result }),
-        (err: unknown) => process.send?.({ id: msg.id, ok: false, error: err instanceof Error ? err.stack ?? err.message : String(err) }),
+        (err: unknown) =>
+          process.send?.({
+            id: msg.id,
+            ok: false,
+            error: err instanceof Error ? (err.stack ?? err.message) : String(err),
+          }),
       );
   });
   process.on('disconnect', () => process.exit(0));

@@ -8,22 +8,38 @@ export interface Table {
 
 export function renderText(table: Table): string {
   const widths = table.columns.map((c, i) => Math.max(c.length, ...table.rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
-  const out = [`== ${table.title}`, line(table.columns), line(widths.map((w) => '-'.repeat(w))), ...table.rows.map(line)];
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
+  const out = [
+    `== ${table.title}`,
+    line(table.columns),
+    line(widths.map((w) => '-'.repeat(w))),
+    ...table.rows.map(line),
+  ];
   for (const note of table.notes ?? []) out.push(`   ${note}`);
   return out.join('\n');
 }
 
 export function renderMarkdown(table: Table): string {
   const row = (cells: string[]) => `| ${cells.join(' | ')} |`;
-  const out = [`### ${table.title}`, '', row(table.columns), row(table.columns.map(() => '---')), ...table.rows.map(row)];
+  const out = [
+    `### ${table.title}`,
+    '',
+    row(table.columns),
+    row(table.columns.map(() => '---')),
+    ...table.rows.map(row),
+  ];
   if (table.notes?.length) out.push('', ...table.notes.map((n) => `- ${n}`));
   return out.join('\n');
 }
 
 /** Number formatting shared by the scenarios. */
 export const fmt = {
-  rate: (v: number | undefined) => (v === undefined || !Number.isFinite(v) ? '–' : v >= 1000 ? `${(v / 1000).toFixed(1)}k` : v.toFixed(0)),
+  rate: (v: number | undefined) =>
+    v === undefined || !Number.isFinite(v) ? '–' : v >= 1000 ? `${(v / 1000).toFixed(1)}k` : v.toFixed(0),
   ms: (v: number | undefined) => (v === undefined || !Number.isFinite(v) ? '–' : v < 10 ? v.toFixed(2) : v.toFixed(0)),
   ratio: (v: number | undefined) => (v === undefined || !Number.isFinite(v) ? '–' : `${v.toFixed(2)}×`),
   num: (v: number | undefined, digits = 1) => (v === undefined || !Number.isFinite(v) ? '–' : v.toFixed(digits)),

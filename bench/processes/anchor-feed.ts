@@ -1,6 +1,6 @@
 import mqtt from 'mqtt';
 import { pino } from 'pino';
-import { EmbeddedBroker } from '../../src/ingest/mqtt/embedded-broker.js';
+import { EmbeddedBroker } from '../../src/adapters/mqtt/embedded-broker.js';
 import { BENCH } from '../harness/bench-config.js';
 
 export interface AnchorFeed {

@@ -9,14 +9,25 @@ interface AutocannonResult {
   errors: number;
   timeouts: number;
 }
-type Autocannon = (options: { url: string; connections: number; duration: number; pipelining: number; headers?: Record<string, string> }) => Promise<AutocannonResult>;
+type Autocannon = (options: {
+  url: string;
+  connections: number;
+  duration: number;
+  pipelining: number;
+  headers?: Record<string, string>;
+}) => Promise<AutocannonResult>;
 
 const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 
 /** The HTTP load generator (autocannon@8, used programmatically) in its own process. */
 serveParent({
   run: async (payload) => {
-    const { url, connections, duration, headers } = payload as { url: string; connections: number; duration: number; headers?: Record<string, string> };
+    const { url, connections, duration, headers } = payload as {
+      url: string;
+      connections: number;
+      duration: number;
+      headers?: Record<string, string>;
+    };
     const r = await autocannon({ url, connections, duration, pipelining: 1, ...(headers ? { headers } : {}) });
     return {
       requestsPerSecond: r.requests.average,

@@ -1,10 +1,10 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { composeApplication } from '../../src/app/compose-application.js';
-import { loadConfig } from '../../src/app/load-app-config.js';
-import { loadMigrations, migrate } from '../../src/db/migrations.js';
-import { openConnector } from '../../src/db/open-connector.js';
+import { composeApplication } from '../../src/compose/compose-application.js';
+import { loadConfig } from '../../src/compose/load-app-config.js';
+import { loadMigrations, migrate } from '../../src/features/storage/migrations.js';
+import { openConnector } from '../../src/compose/open-connector.js';
 import { createRootLogger } from '../../src/host/logging.js';
 import { Results } from '../../src/host/pipeline/results.js';
 import { BENCH } from '../harness/bench-config.js';
@@ -25,12 +25,15 @@ interface HubArgs {
   seedDevices?: number;
   /** Store readings (History:Enabled); off unless a scenario measures history. */
   history?: boolean;
+  /** Ingestion:Mqtt:Qos; default 0 (clean session: nothing lingers on a shared broker). At 1 the
+   *  scenario removes the hub's persistent session afterwards. */
+  qos?: 0 | 1;
 }
 
 /**
  * The real hub, composed as main.ts does (Production configuration, JSON logs to stdout, which
  * the orchestrator discards), plus `GET /bench/json` for the HTTP benchmark. The Web PubSub
- * endpoint is the host's own (`GET /client/hubs/{hub}`, src/app/serverless-wiring.ts).
+ * endpoint is the host's own (`GET /client/hubs/{hub}`, src/compose/serverless-wiring.ts).
  */
 const args = processArgs<HubArgs>();
 const contentRoot = mkdtempSync(join(tmpdir(), 'hub-bench-'));
@@ -40,7 +43,7 @@ const config = loadConfig({
     '--Http:Host=127.0.0.1',
     '--Ingestion:Mqtt:EmbeddedPort=0',
     // QoS 0 with a clean session: nothing lingers on a shared broker after the run.
-    '--Ingestion:Mqtt:Qos=0',
+    `--Ingestion:Mqtt:Qos=${args.qos ?? 0}`,
     `--Ingestion:Mqtt:ClientId=${args.clientId}`,
     `--Throttle:MaxPerSecondPerDevice=${args.throttlePerSecond}`,
     '--Simulator:Devices=0',
@@ -80,13 +83,26 @@ await migrate(connector, loadMigrations(config.database.migrationsDirectory));
 await connector.close();
 
 const app = composeApplication(config, createRootLogger(config), (a) => {
-  a.web.routes.get('/bench/json', () => Results.json(BENCH_JSON), { metadata: { allowAnonymous: true, rateLimit: false } });
+  a.web.routes.get('/bench/json', () => Results.json(BENCH_JSON), {
+    metadata: { allowAnonymous: true, rateLimit: false },
+  });
+  // The same JSON behind the hub's own user authentication (a JWT bearer, as every /v1 route), the
+  // default CORS policy and the rate-limit stage: the work the Fastify-with-plugins anchor does.
+  a.web.routes.get('/bench/secure-json', () => Results.json(BENCH_JSON));
 });
-if (!app.web.endpoints.some((e) => e.template.text === '/client/hubs/{hub}')) throw new Error('the host maps no /client/hubs/{hub}');
+if (!app.web.endpoints.some((e) => e.template.text === '/client/hubs/{hub}'))
+  throw new Error('the host maps no /client/hubs/{hub}');
 await app.host.start();
 for (let i = 0; i < (args.seedDevices ?? 0); i++) {
   const now = Date.now();
-  app.telemetry.registry.record({ tenantId: BENCH.tenant, deviceId: `dev-${String(i).padStart(4, '0')}`, seq: 1, ts: now, receivedAt: now, data: { temperature: 21.5, humidity: 40.1 } });
+  app.telemetry.registry.record({
+    tenantId: BENCH.tenant,
+    deviceId: `dev-${String(i).padStart(4, '0')}`,
+    seq: 1,
+    ts: now,
+    receivedAt: now,
+    data: { temperature: 21.5, humidity: 40.1 },
+  });
 }
 
 // Ready for the benchmark only once ingestion holds its broker subscription (MQTT: SUBACK received).

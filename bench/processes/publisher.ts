@@ -1,5 +1,5 @@
 import mqtt from 'mqtt';
-import { signDeviceToken } from '../../src/security/device-token.js';
+import { signDeviceToken } from '../../src/host/security/device-token.js';
 import { BENCH, deviceId, readingPayload } from '../harness/bench-config.js';
 import { benchClock } from '../harness/clock.js';
 import { PrebuiltPublisher } from '../harness/prebuilt-publish.js';
@@ -10,6 +10,8 @@ interface PublisherArgs {
   devices: number;
   /** An embedded broker's device key: each device then connects on its own with its token. */
   deviceKey?: string;
+  /** QoS of every PUBLISH; default 0. The broker delivers at most this QoS to a consumer. */
+  qos?: 0 | 1;
 }
 
 /**
@@ -21,10 +23,22 @@ interface PublisherArgs {
  * (a stall, or the rate is beyond it) does not burst to catch up: the published count is the truth.
  */
 const args = processArgs<PublisherArgs>();
-const topics = Array.from({ length: args.devices }, (_, i) => `tenants/${BENCH.tenant}/devices/${deviceId(i)}/telemetry`);
+const topics = Array.from(
+  { length: args.devices },
+  (_, i) => `tenants/${BENCH.tenant}/devices/${deviceId(i)}/telemetry`,
+);
 
-async function connect(clientId: string, credentials: { username?: string; password?: string } = {}): Promise<mqtt.MqttClient> {
-  const client = mqtt.connect(args.brokerUrl, { clientId, protocolVersion: 4, clean: true, reconnectPeriod: 0, ...credentials });
+async function connect(
+  clientId: string,
+  credentials: { username?: string; password?: string } = {},
+): Promise<mqtt.MqttClient> {
+  const client = mqtt.connect(args.brokerUrl, {
+    clientId,
+    protocolVersion: 4,
+    clean: true,
+    reconnectPeriod: 0,
+    ...credentials,
+  });
   await new Promise<void>((resolve, reject) => {
     client.once('error', reject);
     client.once('connect', () => resolve());
@@ -35,7 +49,8 @@ async function connect(clientId: string, credentials: { username?: string; passw
 
 const prefix = `bench-pub-${process.pid}-${Date.now()}`;
 const { deviceKey } = args;
-const prebuilt = deviceKey === undefined ? await PrebuiltPublisher.connect(args.brokerUrl, prefix, topics) : undefined;
+const prebuilt =
+  deviceKey === undefined ? await PrebuiltPublisher.connect(args.brokerUrl, prefix, topics, args.qos ?? 0) : undefined;
 const clients: mqtt.MqttClient[] =
   deviceKey === undefined
     ? []
@@ -77,7 +92,9 @@ function tick(): void {
     } else {
       for (let i = 0; i < n; i++) {
         const k = published++;
-        clientFor(k % topics.length).publish(topics[k % topics.length]!, readingPayload(benchClock(), k), { qos: 0 });
+        clientFor(k % topics.length).publish(topics[k % topics.length]!, readingPayload(benchClock(), k), {
+          qos: args.qos ?? 0,
+        });
       }
     }
     if (due > burst) setRate(rate); // behind: forgive the backlog instead of bursting

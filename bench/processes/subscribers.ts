@@ -1,7 +1,7 @@
 import { WebSocket } from 'ws';
-import { clientAccessUrl, clientAudience, mintClientAccessToken } from '../../src/protocol/webpubsub/access-token.js';
-import { deviceGroup } from '../../src/protocol/reading.js';
-import { signUserToken } from '../../src/security/jwt-bearer.js';
+import { clientAccessUrl, clientAudience, mintClientAccessToken } from '../../src/wire/webpubsub/access-token.js';
+import { deviceGroup } from '../../src/wire/reading.js';
+import { signUserToken } from '../../src/host/security/jwt-bearer.js';
 import { BENCH, deviceId, type SubscriberKind } from '../harness/bench-config.js';
 import { benchClock } from '../harness/clock.js';
 import { Histogram } from '../harness/histogram.js';
@@ -119,8 +119,10 @@ async function connectOne(i: number, tokens: Map<number, string>, userToken: str
           return;
         case 'hub-sio':
           if (text.startsWith('0{')) ws.send(`40/telemetry,${JSON.stringify({ token: userToken })}`);
-          else if (text.startsWith('40/telemetry,')) ws.send(`42/telemetry,1${JSON.stringify(['subscribe', { deviceId: device }])}`);
-          else if (text.startsWith('43/telemetry,1[')) (text.includes('"ok":true') ? becomeReady() : fail(new Error(text)));
+          else if (text.startsWith('40/telemetry,'))
+            ws.send(`42/telemetry,1${JSON.stringify(['subscribe', { deviceId: device }])}`);
+          else if (text.startsWith('43/telemetry,1['))
+            text.includes('"ok":true') ? becomeReady() : fail(new Error(text));
           else if (text.startsWith('44/telemetry,')) fail(new Error(text));
           return;
         case 'ws':
@@ -130,10 +132,17 @@ async function connectOne(i: number, tokens: Map<number, string>, userToken: str
   });
 }
 
-async function connectAll(concurrency: number): Promise<{ connected: number; failed: number; error?: string; ms: number }> {
+async function connectAll(
+  concurrency: number,
+): Promise<{ connected: number; failed: number; error?: string; ms: number }> {
   const started = Date.now();
   const tokens = new Map<number, string>();
-  const userToken = await signUserToken({ sub: 'bench-user', tenantId: BENCH.tenant, ...BENCH.jwt, expiresInSeconds: 7200 });
+  const userToken = await signUserToken({
+    sub: 'bench-user',
+    tenantId: BENCH.tenant,
+    ...BENCH.jwt,
+    expiresInSeconds: 7200,
+  });
   let next = 0;
   let connected = 0;
   let failed = 0;

@@ -1,6 +1,6 @@
-import { createRequire } from 'node:module';
 import { BENCH } from '../harness/bench-config.js';
 import { processArgs, serveParent } from '../harness/serve-parent.js';
+import { loadUws } from '../harness/uws-package.js';
 import { deviceOfTopic, startAnchorFeed } from './anchor-feed.js';
 
 interface UwsAnchorArgs {
@@ -21,14 +21,13 @@ interface Uws {
 }
 
 /**
- * Anchor: µWebSockets' native pub/sub (the `uwebsockets` package, a build of uWebSockets.js). A
- * client subscribes to the topic named by `?group=`; each MQTT payload is published to its
- * device's topic unchanged. uWS frames once per topic and batches each socket's frames of one
+ * Anchor: µWebSockets' native pub/sub (the `uwebsockets` package, a build of uWebSockets.js that
+ * the bench fetches into its cache: harness/uws-package.ts). A client subscribes to the topic
+ * named by `?group=`; each MQTT payload is published to its device's topic unchanged. uWS frames once per topic and batches each socket's frames of one
  * event-loop iteration into one write (cork): the fastest fan-out a Node process can host here.
- * Loaded through require because it is a native CommonJS addon that may not load on every glibc.
  */
 const args = processArgs<UwsAnchorArgs>();
-const uws = createRequire(import.meta.url)('uwebsockets') as Uws;
+const uws = loadUws<Uws>();
 let members = 0;
 const app = uws
   .App()
@@ -38,7 +37,11 @@ const app = uws
     idleTimeout: 0,
     // uWS skips a subscriber whose backpressure exceeds this: the same role as the hub's high water.
     maxBackpressure: 1024 * 1024,
-    upgrade: (res: Record<string, (...a: unknown[]) => unknown>, req: Record<string, (...a: unknown[]) => string>, context: unknown) => {
+    upgrade: (
+      res: Record<string, (...a: unknown[]) => unknown>,
+      req: Record<string, (...a: unknown[]) => string>,
+      context: unknown,
+    ) => {
       res.upgrade!(
         { group: req.getQuery!('group') ?? '' },
         req.getHeader!('sec-websocket-key'),
@@ -58,7 +61,9 @@ const app = uws
   .any('/*', (res) => res.writeStatus('404 Not Found').end());
 
 const port = await new Promise<number>((resolve, reject) =>
-  app.listen('127.0.0.1', 0, (socket) => (socket ? resolve(uws.us_socket_local_port(socket)) : reject(new Error('uWS could not listen')))),
+  app.listen('127.0.0.1', 0, (socket) =>
+    socket ? resolve(uws.us_socket_local_port(socket)) : reject(new Error('uWS could not listen')),
+  ),
 );
 const feed = await startAnchorFeed(args.mqttUrl, `tenants/${BENCH.tenant}/devices/+/telemetry`, (topic, payload) => {
   app.publish(deviceOfTopic(topic), payload, false);

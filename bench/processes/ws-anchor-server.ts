@@ -5,7 +5,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { BENCH } from '../harness/bench-config.js';
 import { processArgs, serveParent } from '../harness/serve-parent.js';
 import { deviceOfTopic, startAnchorFeed } from './anchor-feed.js';
-import { textFrame } from '../../src/transport/web-socket-frame.js';
+import { textFrame } from '../../src/wire/web-socket-frame.js';
 
 interface WsAnchorArgs {
   /** `frame`: one prebuilt WebSocket frame written to each member's TCP socket; `send`: ws.send(buffer) per member. */
@@ -47,4 +47,3 @@ serveParent(
   { stats: () => ({ rooms: rooms.size, members: [...rooms.values()].reduce((n, r) => n + r.size, 0) }) },
   { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, brokerUrl: feed.brokerUrl },
 );
-

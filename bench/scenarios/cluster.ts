@@ -57,19 +57,32 @@ export async function runClusterCase(opts: BenchOptions, layout: ClusterLayout, 
         const extraArgs = layout.redis ? [`--ConnectionStrings:redis=${REDIS_URL}`, `--Hub:Name=${hubName}`] : [];
         servers.push(
           await start('hub-server', {
-            args: [JSON.stringify({ mqttUrl: BENCH.mosquittoUrl, throttlePerSecond: FANOUT_THROTTLE, clientId: `${hubName}-${i}`, extraArgs })],
+            args: [
+              JSON.stringify({
+                mqttUrl: BENCH.mosquittoUrl,
+                throttlePerSecond: FANOUT_THROTTLE,
+                clientId: `${hubName}-${i}`,
+                extraArgs,
+              }),
+            ],
             execArgv: serverExecArgv(),
           }),
         );
       }
       const subs: BenchChild[] = [];
       for (const server of servers) {
-        const child = await start('subscribers', { args: [JSON.stringify({ kind: 'hub-sio', url: server.ready.url, n: n / layout.instances, groups: opts.groups })] });
+        const child = await start('subscribers', {
+          args: [
+            JSON.stringify({ kind: 'hub-sio', url: server.ready.url, n: n / layout.instances, groups: opts.groups }),
+          ],
+        });
         const c = await child.request<{ failed: number; error?: string }>('connect', { concurrency: 100 }, 180_000);
         if (c.failed > 0) throw new Error(`${c.failed} subscribers failed to subscribe: ${c.error}`);
         subs.push(child);
       }
-      const pub = await start('publisher', { args: [JSON.stringify({ brokerUrl: BENCH.mosquittoUrl, devices: opts.groups })] });
+      const pub = await start('publisher', {
+        args: [JSON.stringify({ brokerUrl: BENCH.mosquittoUrl, devices: opts.groups })],
+      });
       const p = await clockOffset(pub);
       const corrections = await Promise.all(subs.map(async (s) => (await clockOffset(s)).offsetMs - p.offsetMs));
       const fanout = n / opts.groups;
@@ -83,7 +96,11 @@ export async function runClusterCase(opts: BenchOptions, layout: ClusterLayout, 
         const p0 = await pub.request<Count>('count');
         const cpu0 = await Promise.all(servers.map((s) => s.request<Cpu>('cpu')));
         await sleep(opts.rampWindowMs);
-        const reports = await Promise.all(subs.map((s) => s.request<{ received: number; closed: number; latency: LatencySummary; seconds: number }>('report')));
+        const reports = await Promise.all(
+          subs.map((s) =>
+            s.request<{ received: number; closed: number; latency: LatencySummary; seconds: number }>('report'),
+          ),
+        );
         const p1 = await pub.request<Count>('count');
         const cpu1 = await Promise.all(servers.map((s) => s.request<Cpu>('cpu')));
         const cpuShare = cpu0.reduce((sum, a, i) => {
@@ -95,8 +112,18 @@ export async function runClusterCase(opts: BenchOptions, layout: ClusterLayout, 
         const deliveredRatio = published > 0 ? rate / (published * fanout) : 0;
         const p99 = Math.max(...reports.map((r) => r.latency.p99));
         const closed = reports.reduce((sum, r) => sum + r.closed, 0);
-        const result = { target: delivered, delivered: rate, deliveredRatio, p99, cpuUsPerMsg: rate > 0 ? (cpuShare * 1e6) / rate : NaN, pass: p99 <= 100 && deliveredRatio >= 0.97 && closed === 0 };
-        if (process.env.BENCH_VERBOSE) console.error(`   ${layout.label} step ${delivered}/s → ${JSON.stringify({ ...result, closed, published, p50: reports.map((r) => r.latency.p50) })}`);
+        const result = {
+          target: delivered,
+          delivered: rate,
+          deliveredRatio,
+          p99,
+          cpuUsPerMsg: rate > 0 ? (cpuShare * 1e6) / rate : NaN,
+          pass: p99 <= 100 && deliveredRatio >= 0.97 && closed === 0,
+        };
+        if (process.env.BENCH_VERBOSE)
+          console.error(
+            `   ${layout.label} step ${delivered}/s → ${JSON.stringify({ ...result, closed, published, p50: reports.map((r) => r.latency.p50) })}`,
+          );
         return result;
       };
       const drain = async () => {
@@ -138,7 +165,15 @@ export function clusterTable(opts: BenchOptions, cases: ClusterCase[]): Table {
   const single = cases.find((c) => c.layout.instances === 1 && c.layout.redis)?.best;
   return {
     title: `Scale-out: hub socket.io, N=${cases[0]?.n ?? '?'} subscribers split over the instances, ${opts.groups} devices, Mosquitto`,
-    columns: ['layout', 'max delivered/s', 'vs 1 instance', 'p99 ms', 'CPU µs/msg (all instances)', 'backplane µs/msg', 'stop'],
+    columns: [
+      'layout',
+      'max delivered/s',
+      'vs 1 instance',
+      'p99 ms',
+      'CPU µs/msg (all instances)',
+      'backplane µs/msg',
+      'stop',
+    ],
     rows: cases.map((c) => [
       c.layout.label,
       c.error ? `ERROR ${c.error}` : fmt.rate(c.best?.delivered),

@@ -70,8 +70,22 @@ const MIN_DELIVERED = 0.97;
  * fails the criteria twice (after draining); the ramp's cap or the publisher's limit marks the
  * case capped.
  */
-export async function runFanoutCase(opts: BenchOptions, target: Target, broker: Broker, n: number): Promise<FanoutCase> {
-  const result: FanoutCase = { target, broker, n, fixed: [], best: undefined, capped: false, stop: '', clock: { correctionMs: 0, rttMs: 0 } };
+export async function runFanoutCase(
+  opts: BenchOptions,
+  target: Target,
+  broker: Broker,
+  n: number,
+): Promise<FanoutCase> {
+  const result: FanoutCase = {
+    target,
+    broker,
+    n,
+    fixed: [],
+    best: undefined,
+    capped: false,
+    stop: '',
+    clock: { correctionMs: 0, rttMs: 0 },
+  };
   try {
     await withChildren(async (start) => {
       const server = await start(target.process, {
@@ -79,10 +93,20 @@ export async function runFanoutCase(opts: BenchOptions, target: Target, broker: 
         execArgv: serverExecArgv(),
       });
       const url = server.ready.url as string;
-      const subs = await start('subscribers', { args: [JSON.stringify({ kind: target.kind, url, n, groups: opts.groups })] });
-      const c = await subs.request<{ connected: number; failed: number; error?: string; ms: number }>('connect', { concurrency: 100 }, 180_000);
+      const subs = await start('subscribers', {
+        args: [JSON.stringify({ kind: target.kind, url, n, groups: opts.groups })],
+      });
+      const c = await subs.request<{ connected: number; failed: number; error?: string; ms: number }>(
+        'connect',
+        { concurrency: 100 },
+        180_000,
+      );
       if (c.failed > 0) throw new Error(`${c.failed}/${n} subscribers failed to subscribe: ${c.error}`);
-      const pub = await start('publisher', { args: [JSON.stringify({ brokerUrl: server.ready.brokerUrl, devices: opts.groups, ...publisherCredentials(broker) })] });
+      const pub = await start('publisher', {
+        args: [
+          JSON.stringify({ brokerUrl: server.ready.brokerUrl, devices: opts.groups, ...publisherCredentials(broker) }),
+        ],
+      });
       const [s, p] = [await clockOffset(subs), await clockOffset(pub)];
       result.clock = { correctionMs: s.offsetMs - p.offsetMs, rttMs: Math.max(s.rttMs, p.rttMs) };
 
@@ -164,7 +188,12 @@ class Runner {
     const cpu0 = await this.server.request<Cpu>('cpu');
     const others0 = [await this.subs.request<Cpu>('cpu'), await this.pub.request<Cpu>('cpu')] as const;
     await sleep(windowMs);
-    const report = await this.subs.request<{ received: number; closed: number; latency: LatencySummary; seconds: number }>('report');
+    const report = await this.subs.request<{
+      received: number;
+      closed: number;
+      latency: LatencySummary;
+      seconds: number;
+    }>('report');
     const p1 = await this.pub.request<Count>('count');
     const cpu1 = await this.server.request<Cpu>('cpu');
     const others1 = [await this.subs.request<Cpu>('cpu'), await this.pub.request<Cpu>('cpu')] as const;
@@ -184,7 +213,11 @@ class Runner {
       pass,
     };
     if (process.env.BENCH_VERBOSE) {
-      const cpu = { server: share(cpu0, cpu1).toFixed(2), subs: share(others0[0], others1[0]).toFixed(2), pub: share(others0[1], others1[1]).toFixed(2) };
+      const cpu = {
+        server: share(cpu0, cpu1).toFixed(2),
+        subs: share(others0[0], others1[0]).toFixed(2),
+        pub: share(others0[1], others1[1]).toFixed(2),
+      };
       console.error(`   step ${delivered}/s → ${JSON.stringify({ ...step, closed: report.closed, cpu })}`);
     }
     return step;
@@ -206,8 +239,15 @@ class Runner {
     const { received } = await this.subs.request<{ received: number }>('report');
     const p1 = await this.pub.request<Count>('count');
     const readings = p1.count - p0.count;
-    if (process.env.BENCH_VERBOSE) for (const t of heap.top) console.error(`   alloc ${(t.bytes / readings).toFixed(0)} B/reading  ${t.fn}`);
-    return { bytesPerReading: heap.bytes / readings, bytesPerDelivered: heap.bytes / received, fanout: this.fanout, totalBytes: heap.bytes, top: heap.top };
+    if (process.env.BENCH_VERBOSE)
+      for (const t of heap.top) console.error(`   alloc ${(t.bytes / readings).toFixed(0)} B/reading  ${t.fn}`);
+    return {
+      bytesPerReading: heap.bytes / readings,
+      bytesPerDelivered: heap.bytes / received,
+      fanout: this.fanout,
+      totalBytes: heap.bytes,
+      top: heap.top,
+    };
   }
 
   /** Stops publishing and waits until nothing arrived for 400 ms (≤ 6 s), so the next step starts clean. */

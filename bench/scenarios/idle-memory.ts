@@ -30,9 +30,11 @@ export async function runIdleMemory(opts: BenchOptions, target: Target): Promise
     return await withChildren(async (start) => {
       const server = await start(target.process, {
         args: [JSON.stringify(target.args(undefined))],
-        execArgv: ['--expose-gc', ...(serverExecArgv())],
+        execArgv: ['--expose-gc', ...serverExecArgv()],
       });
-      const subArgs = (count: number) => [JSON.stringify({ kind: target.kind, url: server.ready.url, n: count, groups: opts.groups })];
+      const subArgs = (count: number) => [
+        JSON.stringify({ kind: target.kind, url: server.ready.url, n: count, groups: opts.groups }),
+      ];
       const warm = await start('subscribers', { args: subArgs(20) });
       await warm.request('connect');
       await warm.stop();
@@ -48,7 +50,7 @@ export async function runIdleMemory(opts: BenchOptions, target: Target): Promise
       const after = await server.request<Memory>('memory');
       if (process.env.BENCH_VERBOSE) {
         const heap = await server.request<HeapSample>('heapStop');
-        for (const t of heap.top) console.error(`   holds ${((t.bytes / n) | 0)} B/connection  ${t.fn}`);
+        for (const t of heap.top) console.error(`   holds ${(t.bytes / n) | 0} B/connection  ${t.fn}`);
       }
       const per1000 = (bytes: number) => (bytes / MB / n) * 1000;
       return {

@@ -1,12 +1,12 @@
 import { pino } from 'pino';
 import { systemClock } from '../../src/host/clock.js';
 import { ApplicationLifetime } from '../../src/host/lifecycle/application-lifetime.js';
-import { DeviceRegistry } from '../../src/hub/device-registry.js';
-import { Hub } from '../../src/hub/hub.js';
-import { MemoryConnection } from '../../src/hub/memory-connection.js';
-import { IngestionService } from '../../src/ingest/ingestion-service.js';
-import { MemorySource } from '../../src/ingest/memory-source.js';
-import { ReadingPipeline } from '../../src/ingest/reading-pipeline.js';
+import { DeviceRegistry } from '../../src/realtime/device-registry.js';
+import { Hub } from '../../src/realtime/hub.js';
+import { MemoryConnection } from '../../src/adapters/memory/memory-connection.js';
+import { IngestionService } from '../../src/realtime/ingestion-service.js';
+import { MemorySource } from '../../src/adapters/memory/memory-source.js';
+import { ReadingPipeline } from '../../src/realtime/reading-pipeline.js';
 import { fmt, type Table } from '../harness/table.js';
 
 export interface InProcessResult {
@@ -49,7 +49,9 @@ async function measure(readings: number, members: number): Promise<InProcessResu
     for (let d = 0; d < devices; d++) hub.join(connection.id, `device:bench:dev-${d}`);
   }
   await service.start(new AbortController().signal);
-  const payloads = Array.from({ length: 16 }, (_, i) => Buffer.from(JSON.stringify({ temperature: 20 + i / 10, humidity: 40 })));
+  const payloads = Array.from({ length: 16 }, (_, i) =>
+    Buffer.from(JSON.stringify({ temperature: 20 + i / 10, humidity: 40 })),
+  );
   const cpu = process.cpuUsage();
   const started = performance.now();
   for (let i = 0; i < readings; i++) {
@@ -58,7 +60,10 @@ async function measure(readings: number, members: number): Promise<InProcessResu
     if (i % 1000 === 999) await new Promise<void>((resolve) => setImmediate(resolve));
   }
   const deadline = Date.now() + 30_000;
-  while (pipeline.stats().accepted + Object.values(pipeline.stats().dropped).reduce((a, b) => a + b, 0) < readings && Date.now() < deadline) {
+  while (
+    pipeline.stats().accepted + Object.values(pipeline.stats().dropped).reduce((a, b) => a + b, 0) < readings &&
+    Date.now() < deadline
+  ) {
     await new Promise<void>((resolve) => setImmediate(resolve));
   }
   const elapsedMs = performance.now() - started;
@@ -76,9 +81,18 @@ async function measure(readings: number, members: number): Promise<InProcessResu
 
 export function inProcessTable(results: InProcessResult[]): Table {
   return {
-    title: 'In process: in-memory source → ingestion → pipeline → hub → in-memory subscribers (100 devices, throttle 1000/s)',
+    title:
+      'In process: in-memory source → ingestion → pipeline → hub → in-memory subscribers (100 devices, throttle 1000/s)',
     columns: ['members per group', 'readings', 'delivered', 'readings/s', 'CPU µs/reading'],
-    rows: results.map((r) => [String(r.members), String(r.readings), String(r.delivered), fmt.rate(r.readingsPerSecond), fmt.num(r.cpuUsPerReading)]),
-    notes: ['No broker, no socket: the hub\'s own work per reading between the IngestionSource and HubConnection seams (the bench runner\'s process).'],
+    rows: results.map((r) => [
+      String(r.members),
+      String(r.readings),
+      String(r.delivered),
+      fmt.rate(r.readingsPerSecond),
+      fmt.num(r.cpuUsPerReading),
+    ]),
+    notes: [
+      "No broker, no socket: the hub's own work per reading between the IngestionSource and HubConnection seams (the bench runner's process).",
+    ],
   };
 }

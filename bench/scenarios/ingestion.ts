@@ -39,9 +39,14 @@ type Count = { count: number; at: number };
 
 export interface Consumer {
   label: string;
+  /** More publisher arguments (e.g. `qos: 1`). */
+  publisher?: Record<string, unknown>;
   /** After the ramp, with the publisher stopped: more of the result (e.g. what history stored). */
   after?(child: BenchChild): Promise<Partial<IngestResult>>;
-  start(start: (name: string, o?: { args?: string[]; execArgv?: string[] }) => Promise<BenchChild>, broker: Broker): Promise<{ child: BenchChild; count(): Promise<Count> }>;
+  start(
+    start: (name: string, o?: { args?: string[]; execArgv?: string[] }) => Promise<BenchChild>,
+    broker: Broker,
+  ): Promise<{ child: BenchChild; count(): Promise<Count> }>;
 }
 
 const CONSUMERS: Consumer[] = [
@@ -49,6 +54,14 @@ const CONSUMERS: Consumer[] = [
     label: 'bare mqtt.js consumer',
     async start(start, broker) {
       const child = await start('mqtt-counter', { args: [JSON.stringify({ mqttUrl: broker.url })] });
+      return { child, count: () => child.request<Count>('count') };
+    },
+  },
+  {
+    // What a user would write instead (issue 29): the floor above plus JSON.parse and a compiled ajv validator.
+    label: 'mqtt.js + JSON.parse + ajv consumer',
+    async start(start, broker) {
+      const child = await start('mqtt-validating-counter', { args: [JSON.stringify({ mqttUrl: broker.url })] });
       return { child, count: () => child.request<Count>('count') };
     },
   },
@@ -65,14 +78,20 @@ function hubConsumer(label: string, extraArgs: string[] | (() => string[])): Con
   return {
     label,
     async start(start, broker) {
-      const args = { ...hubArgs(INGEST_THROTTLE)(broker.url), extraArgs: typeof extraArgs === 'function' ? extraArgs() : extraArgs };
+      const args = {
+        ...hubArgs(INGEST_THROTTLE)(broker.url),
+        extraArgs: typeof extraArgs === 'function' ? extraArgs() : extraArgs,
+      };
       const child = await start('hub-server', { args: [JSON.stringify(args)], execArgv: serverExecArgv() });
       return {
         child,
         count: async () => {
           const s = await child.request<{ accepted: number; dropped: Record<string, number>; at: number }>('stats');
           // A reading dropped for want of a seq (`backlog`) was not taken in.
-          const dropped = Object.entries(s.dropped).reduce((sum, [reason, n]) => (reason === 'backlog' ? sum : sum + n), 0);
+          const dropped = Object.entries(s.dropped).reduce(
+            (sum, [reason, n]) => (reason === 'backlog' ? sum : sum + n),
+            0,
+          );
           return { count: s.accepted + dropped, at: s.at };
         },
       };
@@ -85,14 +104,27 @@ function hubConsumer(label: string, extraArgs: string[] | (() => string[])): Con
  * devices to failure (harness/ramp.ts): until the consumer falls behind (< 97 % of what was
  * published in the window, twice); a publisher that cannot reach the rate marks the result capped.
  */
-export async function runIngestion(opts: BenchOptions, broker: Broker, consumers: readonly Consumer[] = CONSUMERS): Promise<IngestResult[]> {
+export async function runIngestion(
+  opts: BenchOptions,
+  broker: Broker,
+  consumers: readonly Consumer[] = CONSUMERS,
+): Promise<IngestResult[]> {
   const results: IngestResult[] = [];
   for (const consumer of consumers) {
     const result: IngestResult = { label: consumer.label, broker, stop: '' };
     try {
       await withChildren(async (start) => {
         const { child, count } = await consumer.start(start, broker);
-        const pub = await start('publisher', { args: [JSON.stringify({ brokerUrl: child.ready.brokerUrl, devices: opts.ingestDevices, ...publisherCredentials(broker) })] });
+        const pub = await start('publisher', {
+          args: [
+            JSON.stringify({
+              brokerUrl: child.ready.brokerUrl,
+              devices: opts.ingestDevices,
+              ...publisherCredentials(broker),
+              ...consumer.publisher,
+            }),
+          ],
+        });
         const step = async (rate: number): Promise<IngestStep> => {
           await pub.request('rate', { perSecond: rate });
           await sleep(opts.settleMs);

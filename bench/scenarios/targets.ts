@@ -1,4 +1,3 @@
-import { createRequire } from 'node:module';
 import type { SubscriberKind } from '../harness/bench-config.js';
 import { TELEMETRY_ON_ARGS } from '../harness/otlp-sink.js';
 
@@ -24,29 +23,72 @@ const hubArgs = (throttlePerSecond: number) => (mqttUrl: string | undefined) => 
 export const FANOUT_THROTTLE = 1000;
 
 export const TARGETS: Record<Target['id'], Target> = {
-  'hub-wps': { id: 'hub-wps', label: 'hub Web PubSub', process: 'hub-server', kind: 'wps', args: hubArgs(FANOUT_THROTTLE), anchor: false },
-  'hub-sio': { id: 'hub-sio', label: 'hub socket.io', process: 'hub-server', kind: 'hub-sio', args: hubArgs(FANOUT_THROTTLE), anchor: false },
+  'hub-wps': {
+    id: 'hub-wps',
+    label: 'hub Web PubSub',
+    process: 'hub-server',
+    kind: 'wps',
+    args: hubArgs(FANOUT_THROTTLE),
+    anchor: false,
+  },
+  'hub-sio': {
+    id: 'hub-sio',
+    label: 'hub socket.io',
+    process: 'hub-server',
+    kind: 'hub-sio',
+    args: hubArgs(FANOUT_THROTTLE),
+    anchor: false,
+  },
   // The same hubs with OpenTelemetry on (metrics, traces sampled at 1 %), exporting to a sink.
-  'hub-wps-otel': { id: 'hub-wps-otel', label: 'hub Web PubSub, telemetry on', process: 'hub-server', kind: 'wps', args: (url) => ({ ...hubArgs(FANOUT_THROTTLE)(url), extraArgs: TELEMETRY_ON_ARGS }), anchor: false },
-  'hub-sio-otel': { id: 'hub-sio-otel', label: 'hub socket.io, telemetry on', process: 'hub-server', kind: 'hub-sio', args: (url) => ({ ...hubArgs(FANOUT_THROTTLE)(url), extraArgs: TELEMETRY_ON_ARGS }), anchor: false },
-  'ws-frame': { id: 'ws-frame', label: 'raw ws, prebuilt frame', process: 'ws-anchor-server', kind: 'ws', args: (mqttUrl) => ({ mqttUrl, mode: 'frame' }), anchor: true },
-  'ws-send': { id: 'ws-send', label: 'raw ws, ws.send(buffer)', process: 'ws-anchor-server', kind: 'ws', args: (mqttUrl) => ({ mqttUrl, mode: 'send' }), anchor: true },
-  'sio-rooms': { id: 'sio-rooms', label: 'socket.io rooms', process: 'socketio-anchor-server', kind: 'sio', args: (mqttUrl) => ({ mqttUrl }), anchor: true },
-  uws: { id: 'uws', label: 'µWebSockets pub/sub', process: 'uws-anchor-server', kind: 'ws', args: (mqttUrl) => ({ mqttUrl }), anchor: true },
+  'hub-wps-otel': {
+    id: 'hub-wps-otel',
+    label: 'hub Web PubSub, telemetry on',
+    process: 'hub-server',
+    kind: 'wps',
+    args: (url) => ({ ...hubArgs(FANOUT_THROTTLE)(url), extraArgs: TELEMETRY_ON_ARGS }),
+    anchor: false,
+  },
+  'hub-sio-otel': {
+    id: 'hub-sio-otel',
+    label: 'hub socket.io, telemetry on',
+    process: 'hub-server',
+    kind: 'hub-sio',
+    args: (url) => ({ ...hubArgs(FANOUT_THROTTLE)(url), extraArgs: TELEMETRY_ON_ARGS }),
+    anchor: false,
+  },
+  'ws-frame': {
+    id: 'ws-frame',
+    label: 'raw ws, prebuilt frame',
+    process: 'ws-anchor-server',
+    kind: 'ws',
+    args: (mqttUrl) => ({ mqttUrl, mode: 'frame' }),
+    anchor: true,
+  },
+  'ws-send': {
+    id: 'ws-send',
+    label: 'raw ws, ws.send(buffer)',
+    process: 'ws-anchor-server',
+    kind: 'ws',
+    args: (mqttUrl) => ({ mqttUrl, mode: 'send' }),
+    anchor: true,
+  },
+  'sio-rooms': {
+    id: 'sio-rooms',
+    label: 'socket.io rooms',
+    process: 'socketio-anchor-server',
+    kind: 'sio',
+    args: (mqttUrl) => ({ mqttUrl }),
+    anchor: true,
+  },
+  uws: {
+    id: 'uws',
+    label: 'µWebSockets pub/sub',
+    process: 'uws-anchor-server',
+    kind: 'ws',
+    args: (mqttUrl) => ({ mqttUrl }),
+    anchor: true,
+  },
 };
-
-/**
- * Why the µWebSockets anchor cannot run here, or undefined when it can: its native addon exists
- * for some platforms and glibc versions only, and the bench runs without it (with a note).
- */
-export function uwsUnavailable(): string | undefined {
-  try {
-    createRequire(import.meta.url)('uwebsockets');
-    return undefined;
-  } catch (err) {
-    return `µWebSockets anchor skipped: the uwebsockets package does not load here (${(err as Error).message.split('\n')[0]})`;
-  }
-}
 
 export { hubArgs };
 

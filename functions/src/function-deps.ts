@@ -1,7 +1,7 @@
 import type { WebPubSubServiceClient } from '@azure/web-pubsub';
-import { createJwtVerifier, type JwtVerifier } from '../../src/security/jwt-bearer.js';
+import { createJwtVerifier, type JwtVerifier } from '../../src/host/security/jwt-bearer.js';
 import type { FunctionSettings } from './settings/function-settings.js';
-import { createClientUrlIssuer, type ClientUrlIssuer } from './web-pubsub/client-url-issuer.js';
+import { createClientUrlIssuer, type ClientUrlIssuer } from '../../src/wire/serverless/client-url-issuer.js';
 import { createServiceClient } from './web-pubsub/service-client.js';
 
 /** Everything negotiate and subscribe need, built once from the app settings. */

@@ -1,16 +1,32 @@
 import { createRequire } from 'node:module';
-import type { EventHubFunctionOptions, EventHubHandler, InvocationContext as Context, LogLevel } from '@azure/functions';
+import type {
+  EventHubFunctionOptions,
+  EventHubHandler,
+  InvocationContext as Context,
+  LogLevel,
+} from '@azure/functions';
 import type { WebPubSubServiceClient } from '@azure/web-pubsub';
 import type { Socket } from 'socket.io-client';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { connectTelemetry, eventually, startApp, userToken, type RunningApp } from '../../test/support/app-harness.js';
 import { eventsOfBatch } from '../src/azure/event-hub-batch.js';
-import { handleTelemetryBatch, TelemetryDeliveryError, type TelemetryEvent } from '../src/handlers/telemetry-to-groups.js';
+import {
+  handleTelemetryBatch,
+  TelemetryDeliveryError,
+  type TelemetryEvent,
+} from '../src/handlers/telemetry-to-groups.js';
 
 // The package is CommonJS whose classes Node's ESM named-export detection misses.
 const functions = createRequire(import.meta.url)('@azure/functions') as typeof import('@azure/functions');
 
-type WireReading = { tenantId: string; deviceId: string; seq: number; ts: number; receivedAt: number; data: Record<string, unknown> };
+type WireReading = {
+  tenantId: string;
+  deviceId: string;
+  seq: number;
+  ts: number;
+  receivedAt: number;
+  data: Record<string, unknown>;
+};
 
 /** One event as the Node worker hands it over: body, and its entries of the trigger metadata arrays. */
 interface BindingEvent {
@@ -19,7 +35,13 @@ interface BindingEvent {
   systemProperties?: Record<string, unknown>;
 }
 
-const SETTINGS = ['WebPubSubConnectionString', 'WebPubSubHub', 'EventHubDeviceTenants', 'EventHubTenant'];
+const SETTINGS = [
+  'WebPubSubConnectionString',
+  'WebPubSubHub',
+  'EventHubDeviceTenants',
+  'EventHubTenant',
+  'EventHubTrustSenderDeviceId',
+];
 const saved = new Map(SETTINGS.map((k) => [k, process.env[k]]));
 
 let hub: RunningApp;
@@ -33,6 +55,8 @@ function configure(accessKey: string): void {
   // The tenant is configuration: devices of tenant `fn`, and dev-9 of `other`.
   process.env['EventHubDeviceTenants'] = 'dev-1=fn, dev-2=fn, iot-7=fn, dev-9=other';
   delete process.env['EventHubTenant'];
+  // Most events here name their device in `deviceId`, as trusted senders to a plain event hub do.
+  process.env['EventHubTrustSenderDeviceId'] = 'true';
 }
 
 beforeAll(async () => {
@@ -76,10 +100,17 @@ async function invoke(events: BindingEvent[]): Promise<{ warnings: unknown[][] }
       partitionContext: { eventHubName: 'telemetry', consumerGroup: 'telemetry-functions', partitionId: '0' },
       sequenceNumberArray: numbers,
       propertiesArray: events.map((e) => e.properties ?? {}),
-      systemPropertiesArray: events.map((e, i) => ({ sequenceNumber: numbers[i], offset: String(numbers[i]! * 100), ...e.systemProperties })),
+      systemPropertiesArray: events.map((e, i) => ({
+        sequenceNumber: numbers[i],
+        offset: String(numbers[i]! * 100),
+        ...e.systemProperties,
+      })),
     },
   });
-  await handler(events.map((e) => e.body), context as Context);
+  await handler(
+    events.map((e) => e.body),
+    context as Context,
+  );
   return { warnings };
 }
 
@@ -88,12 +119,16 @@ function reading(deviceId: string, data: unknown, claimedTenant?: string): Bindi
   return { body: data, properties: { deviceId, ...(claimedTenant !== undefined && { tenant_id: claimedTenant }) } };
 }
 
-async function subscriber(tenant: string, deviceIds: string[]): Promise<{ of(d: string): WireReading[]; all: WireReading[] }> {
+async function subscriber(
+  tenant: string,
+  deviceIds: string[],
+): Promise<{ of(d: string): WireReading[]; all: WireReading[] }> {
   const socket = await connectTelemetry(hub.url, await userToken(tenant));
   sockets.push(socket);
   const all: WireReading[] = [];
   socket.on('reading', (r: WireReading) => all.push(r));
-  for (const deviceId of deviceIds) expect(await socket.emitWithAck('subscribe', { deviceId })).toMatchObject({ ok: true });
+  for (const deviceId of deviceIds)
+    expect(await socket.emitWithAck('subscribe', { deviceId })).toMatchObject({ ok: true });
   return { all, of: (d) => all.filter((r) => r.deviceId === d) };
 }
 
@@ -112,7 +147,10 @@ describe('telemetryToGroups (functions/src/functions/telemetry-to-groups.ts)', (
     const socketio = await subscriber('fn', ['dev-1', 'dev-2', 'iot-7']);
     // The official Web PubSub client, joined to one device group on the same hub.
     const { WebPubSubClient } = await import('@azure/web-pubsub-client');
-    const negotiated = await fetch(`${hub.url}/api/negotiate`, { method: 'POST', headers: { authorization: `Bearer ${await userToken('fn')}` } });
+    const negotiated = await fetch(`${hub.url}/api/negotiate`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${await userToken('fn')}` },
+    });
     const wps = new WebPubSubClient(((await negotiated.json()) as { url: string }).url);
     const wpsReadings: WireReading[] = [];
     wps.on('group-message', (e) => wpsReadings.push(e.message.data as WireReading));
@@ -151,12 +189,37 @@ describe('telemetryToGroups (functions/src/functions/telemetry-to-groups.ts)', (
       const { warnings } = await invoke(batch);
 
       const expectedDev1 = Array.from({ length: 31 }, (_, n) => n);
-      await eventually(() => socketio.of('dev-1').length === 31 && socketio.of('dev-2').length === 10 && socketio.of('iot-7').length === 1, 5000, 'every good reading');
-      await eventually(() => wpsReadings.length === 10 && other.all.length === 1, 5000, 'web pubsub and other-tenant readings');
+      await eventually(
+        () =>
+          socketio.of('dev-1').length === 31 && socketio.of('dev-2').length === 10 && socketio.of('iot-7').length === 1,
+        5000,
+        'every good reading',
+      );
+      await eventually(
+        () => wpsReadings.length === 10 && other.all.length === 1,
+        5000,
+        'web pubsub and other-tenant readings',
+      );
       expect(socketio.of('dev-1').map((r) => r.data['n'])).toEqual(expectedDev1);
-      expect(socketio.of('dev-1')[5]).toMatchObject({ tenantId: 'fn', deviceId: 'dev-1', data: { n: 5, temperature: 20.5 } });
-      expect(Object.keys(socketio.of('dev-1')[0]!).sort()).toEqual(['data', 'deviceId', 'receivedAt', 'seq', 'tenantId', 'ts']);
-      expect(socketio.of('iot-7')[0]).toMatchObject({ tenantId: 'fn', deviceId: 'iot-7', ts: Date.parse('2026-11-22T10:00:00Z'), data: { temperature: 7 } });
+      expect(socketio.of('dev-1')[5]).toMatchObject({
+        tenantId: 'fn',
+        deviceId: 'dev-1',
+        data: { n: 5, temperature: 20.5 },
+      });
+      expect(Object.keys(socketio.of('dev-1')[0]!).sort()).toEqual([
+        'data',
+        'deviceId',
+        'receivedAt',
+        'seq',
+        'tenantId',
+        'ts',
+      ]);
+      expect(socketio.of('iot-7')[0]).toMatchObject({
+        tenantId: 'fn',
+        deviceId: 'iot-7',
+        ts: Date.parse('2026-11-22T10:00:00Z'),
+        data: { temperature: 7 },
+      });
       expect(wpsReadings.map((r) => r.data['n'])).toEqual(socketio.of('dev-2').map((r) => r.data['n']));
       expect(wpsReadings).toEqual(socketio.of('dev-2'));
       expect(other.all).toHaveLength(1);
@@ -178,7 +241,10 @@ describe('telemetryToGroups (functions/src/functions/telemetry-to-groups.ts)', (
   });
 
   it('a batch with nothing valid sends nothing and completes', async () => {
-    const { warnings } = await invoke([reading('', { v: 1 }), { body: undefined, properties: { tenant_id: 'fn', deviceId: 'dev-1' } }]);
+    const { warnings } = await invoke([
+      reading('', { v: 1 }),
+      { body: undefined, properties: { tenant_id: 'fn', deviceId: 'dev-1' } },
+    ]);
     expect(warnings.map((w) => w[0])).toEqual(['telemetry batch: readings dropped']);
   });
 
@@ -191,12 +257,16 @@ describe('telemetryToGroups (functions/src/functions/telemetry-to-groups.ts)', (
 
   it('a missing setting fails the invocation with a generic message', async () => {
     delete process.env['WebPubSubHub'];
-    await expect(invoke([reading('dev-1', { v: 1 })])).rejects.toThrow('the function app is not configured; see its log');
+    await expect(invoke([reading('dev-1', { v: 1 })])).rejects.toThrow(
+      'the function app is not configured; see its log',
+    );
   });
 
   it('without EventHubTenant or EventHubDeviceTenants the invocation fails: the tenant is never taken from the event', async () => {
     delete process.env['EventHubDeviceTenants'];
-    await expect(invoke([reading('dev-1', { v: 1 }, 'fn')])).rejects.toThrow('the function app is not configured; see its log');
+    await expect(invoke([reading('dev-1', { v: 1 }, 'fn')])).rejects.toThrow(
+      'the function app is not configured; see its log',
+    );
   });
 
   it('with EventHubTenant every device belongs to that tenant, whatever tenant_id the event claims', async () => {
@@ -206,14 +276,41 @@ describe('telemetryToGroups (functions/src/functions/telemetry-to-groups.ts)', (
     const other = await subscriber('other', ['free-1']);
     const { warnings } = await invoke([reading('free-1', { v: 1 }, 'other'), reading('../dev', { v: 1 })]);
     await eventually(() => fn.all.length === 1, 5000, 'the reading at its configured tenant');
-    expect(warnings.find((w) => w[0] === 'telemetry batch: readings dropped')?.[1]).toMatchObject({ dropped: { bad_device_id: 1 } });
+    expect(warnings.find((w) => w[0] === 'telemetry batch: readings dropped')?.[1]).toMatchObject({
+      dropped: { bad_device_id: 1 },
+    });
     expect(fn.all[0]).toMatchObject({ tenantId: 'fn', deviceId: 'free-1' });
     expect(other.all).toEqual([]);
+  });
+
+  it("issue 25 item 4: without EventHubTrustSenderDeviceId a sender's deviceId is refused (counted as untrusted_device_id); IoT Hub's id passes", async () => {
+    delete process.env['EventHubTrustSenderDeviceId'];
+    const fn = await subscriber('fn', ['dev-1', 'iot-7']);
+    const { warnings } = await invoke([
+      reading('dev-1', { forged: 1 }), // any sender to the event hub naming fn's dev-1
+      {
+        body: { t: 7 },
+        properties: { deviceId: 'dev-1' },
+        systemProperties: { 'iothub-connection-device-id': 'iot-7' },
+      },
+    ]);
+    await eventually(() => fn.all.length === 1, 5000, "the authenticated device's reading");
+    expect(fn.all[0]).toMatchObject({ tenantId: 'fn', deviceId: 'iot-7', data: { t: 7 } });
+    expect(warnings.find((w) => w[0] === 'telemetry batch: readings dropped')?.[1]).toMatchObject({
+      dropped: { untrusted_device_id: 1 },
+    });
+    expect(fn.of('dev-1')).toEqual([]);
+
+    process.env['EventHubTrustSenderDeviceId'] = 'maybe';
+    await expect(invoke([reading('dev-1', { v: 1 })])).rejects.toThrow(
+      'the function app is not configured; see its log',
+    );
   });
 });
 
 describe('handleTelemetryBatch', () => {
-  const tenancy = { tenant: 't', deviceTenants: new Map<string, string>() };
+  // These events name their device in `deviceId`: senders trusted as on a plain event hub.
+  const tenancy = { tenant: 't', deviceTenants: new Map<string, string>(), trustSenderDeviceId: true };
   const event = (deviceId: string, n: number, sequenceNumber?: number): TelemetryEvent => ({
     body: { n },
     properties: { deviceId },
@@ -231,7 +328,8 @@ describe('handleTelemetryBatch', () => {
           await new Promise((r) => setTimeout(r, Math.random() * 5));
           const attempt = attempts.get(group) ?? 0;
           attempts.set(group, attempt + 1);
-          if (failing.includes(group) && attempt >= failFrom) throw Object.assign(new Error('Service unavailable, Bearer secret'), { statusCode: 503 });
+          if (failing.includes(group) && attempt >= failFrom)
+            throw Object.assign(new Error('Service unavailable, Bearer secret'), { statusCode: 503 });
           sent.set(group, [...(sent.get(group) ?? []), reading]);
         },
       }),
@@ -243,12 +341,24 @@ describe('handleTelemetryBatch', () => {
     const { service, sent } = fakeService(['device:t:flaky']);
     const warnings: [object, string][] = [];
     const events = Array.from({ length: 60 }, (_, i) => event(['a', 'b', 'c', 'flaky'][i % 4]!, i, i));
-    const outcome = handleTelemetryBatch(events, { service, tenancy, now: () => 1_000, log: { warn: (o, m) => warnings.push([o, m]) }, concurrency: 2 });
+    const outcome = handleTelemetryBatch(events, {
+      service,
+      tenancy,
+      now: () => 1_000,
+      log: { warn: (o, m) => warnings.push([o, m]) },
+      concurrency: 2,
+    });
     await expect(outcome).rejects.toBeInstanceOf(TelemetryDeliveryError);
-    await expect(outcome).rejects.toMatchObject({ failed: 15, sent: 45, message: '15 of 60 readings did not reach the real-time service' });
+    await expect(outcome).rejects.toMatchObject({
+      failed: 15,
+      sent: 45,
+      message: '15 of 60 readings did not reach the real-time service',
+    });
     for (const d of ['a', 'b', 'c']) {
       const got = sent.get(`device:t:${d}`)!;
-      expect(got.map((r) => r.data['n'])).toEqual(events.filter((e) => e.properties['deviceId'] === d).map((e) => (e.body as { n: number }).n));
+      expect(got.map((r) => r.data['n'])).toEqual(
+        events.filter((e) => e.properties['deviceId'] === d).map((e) => (e.body as { n: number }).n),
+      );
       // seq = the partition sequence number + 1, as on the hub's own Event Hubs source.
       expect(got.map((r) => r.seq)).toEqual(got.map((r) => (r.data['n'] as number) + 1));
       expect(got[0]).toMatchObject({ ts: 1_000, receivedAt: 1_000 });
@@ -278,17 +388,30 @@ describe('eventsOfBatch', () => {
   it('pairs bodies with the metadata arrays, sequence numbers as numbers or strings', () => {
     const events = eventsOfBatch(['{', { a: 1 }], {
       propertiesArray: [{ tenant_id: 't' }, { tenant_id: 'u', deviceId: 'd' }],
-      systemPropertiesArray: [{ 'iothub-connection-device-id': 'iot', 'x-opt-sequence-number': 7 }, { sequenceNumber: '8' }],
+      systemPropertiesArray: [
+        { 'iothub-connection-device-id': 'iot', 'x-opt-sequence-number': 7 },
+        { sequenceNumber: '8' },
+      ],
     });
     expect(events).toEqual([
-      { body: '{', properties: { tenant_id: 't' }, systemProperties: { 'iothub-connection-device-id': 'iot', 'x-opt-sequence-number': 7 }, sequenceNumber: 7 },
-      { body: { a: 1 }, properties: { tenant_id: 'u', deviceId: 'd' }, systemProperties: { sequenceNumber: '8' }, sequenceNumber: 8 },
+      {
+        body: '{',
+        properties: { tenant_id: 't' },
+        systemProperties: { 'iothub-connection-device-id': 'iot', 'x-opt-sequence-number': 7 },
+        sequenceNumber: 7,
+      },
+      {
+        body: { a: 1 },
+        properties: { tenant_id: 'u', deviceId: 'd' },
+        systemProperties: { sequenceNumber: '8' },
+        sequenceNumber: 8,
+      },
     ]);
   });
 
   it('takes a single message (cardinality one) as a batch of one', () => {
-    expect(eventsOfBatch({ a: 1 }, { properties: { tenant_id: 't' }, systemProperties: {}, sequenceNumber: 3 })).toEqual([
-      { body: { a: 1 }, properties: { tenant_id: 't' }, systemProperties: {}, sequenceNumber: 3 },
-    ]);
+    expect(
+      eventsOfBatch({ a: 1 }, { properties: { tenant_id: 't' }, systemProperties: {}, sequenceNumber: 3 }),
+    ).toEqual([{ body: { a: 1 }, properties: { tenant_id: 't' }, systemProperties: {}, sequenceNumber: 3 }]);
   });
 });

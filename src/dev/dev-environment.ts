@@ -1,4 +1,4 @@
-import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { findBinary, type DevEnvironment, type DevOptions } from './dev-plan.js';
@@ -17,7 +17,9 @@ export function freePort(): Promise<number> {
 /** uid/gid of the `postgres` account, from /etc/passwd (PostgreSQL will not run as root). */
 function postgresAccount(): { uid: number; gid: number } | undefined {
   try {
-    const line = readFileSync('/etc/passwd', 'utf8').split('\n').find((l) => l.startsWith('postgres:'));
+    const line = readFileSync('/etc/passwd', 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('postgres:'));
     const [, , uid, gid] = line?.split(':') ?? [];
     return uid !== undefined && gid !== undefined ? { uid: Number(uid), gid: Number(gid) } : undefined;
   } catch {
@@ -31,7 +33,7 @@ function postgresAccount(): { uid: number; gid: number } | undefined {
  */
 export function detectEnvironment(options: DevOptions): DevEnvironment {
   const binaries: DevEnvironment['binaries'] = {};
-  for (const name of ['redis-server', 'mosquitto', 'postgres', 'initdb'] as const) {
+  for (const name of ['redis-server', 'mosquitto', 'postgres', 'initdb', 'rabbitmq-server', 'epmd'] as const) {
     const found = findBinary(name);
     if (found) binaries[name] = found;
   }
@@ -49,7 +51,21 @@ export function detectEnvironment(options: DevOptions): DevEnvironment {
     mkdirSync(pgDir, { recursive: true, mode: 0o700 });
     chownSync(pgDir, postgresUser.uid, postgresUser.gid);
   }
-  const pkg = JSON.parse(readFileSync(join(options.root, 'package.json'), 'utf8')) as { scripts?: Record<string, string> };
-  return { binaries, scripts: pkg.scripts ?? {}, postgresInitialised: existsSync(join(pgDir, 'PG_VERSION')), postgresUser, rabbitMqUrl: process.env.ConnectionStrings__rabbitmq, freePort };
+  if (binaries['rabbitmq-server']) {
+    // A private node: its files here, and no plugins (the management plugin would want a port too).
+    const rabbitDir = join(options.dataDir, 'rabbitmq');
+    mkdirSync(join(rabbitDir, 'log'), { recursive: true });
+    writeFileSync(join(rabbitDir, 'enabled_plugins'), '[].\n');
+  }
+  const pkg = JSON.parse(readFileSync(join(options.root, 'package.json'), 'utf8')) as {
+    scripts?: Record<string, string>;
+  };
+  return {
+    binaries,
+    scripts: pkg.scripts ?? {},
+    postgresInitialised: existsSync(join(pgDir, 'PG_VERSION')),
+    postgresUser,
+    rabbitMqUrl: process.env.ConnectionStrings__rabbitmq,
+    freePort,
+  };
 }
-

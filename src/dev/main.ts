@@ -1,28 +1,45 @@
 /**
- * `npm run dev`: the development orchestrator (never deployed). Starts the local services, the
- * migrations, the hub instances, the worker, the simulator and the gateway in order, serves its
- * own page, and on Ctrl-C stops everything it started in reverse order, by PID.
+ * `npm run dev`: the development orchestrator (never deployed). Starts the local services (the
+ * message broker among them), the migrations, the hub instances, the worker, the simulator and the
+ * gateway in order, serves its own page with their recent traces (a local OTLP receiver), and on
+ * Ctrl-C stops everything it started in reverse order, by PID.
  */
 import { DevDashboard } from './dev-dashboard.js';
-import { DEV_USAGE, parseDevArgs } from './dev-args.js';
+import { commandLine, usageError } from '../host/command-line.js';
+import { DEV_COMMAND, toDevOptions } from './dev-args.js';
 import { detectEnvironment } from './dev-environment.js';
-import { planResources, type DevOptions } from './dev-plan.js';
+import { describeQueue, planResources, type DevOptions } from './dev-plan.js';
+import { TraceReceiver } from './trace-receiver.js';
 import { Orchestrator } from './orchestrator.js';
 
 let options: DevOptions;
 try {
-  options = parseDevArgs(process.argv.slice(2), process.cwd());
+  options = toDevOptions(commandLine(DEV_COMMAND).values, process.cwd());
 } catch (err) {
-  process.stderr.write(`dev: ${(err as Error).message}\n${DEV_USAGE}\n`);
-  process.exit(64);
+  usageError(DEV_COMMAND, (err as Error).message);
 }
-const env = detectEnvironment(options);
-const orchestrator = new Orchestrator(await planResources(options, env));
-const dashboard = new DevDashboard(orchestrator);
+// A collector the developer names keeps the spans (every resource inherits the variable); else the
+// page's own receiver takes them.
+const ownCollector = process.env.Telemetry__Otlp__Endpoint ?? process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
+const traces = ownCollector === undefined ? new TraceReceiver() : undefined;
+const env = { ...detectEnvironment(options), otlpEndpoint: await traces?.listen() };
+const specs = await planResources(options, env);
+const orchestrator = new Orchestrator(specs);
+const queue = describeQueue(specs);
+const notes = [
+  queue,
+  traces
+    ? 'Traces: every hub, the worker and the gateway export to this page (below).'
+    : 'Traces: sent to the collector in Telemetry__Otlp__Endpoint; this page shows none.',
+];
+const dashboard = new DevDashboard(orchestrator, { ...(traces ? { traces } : {}), notes });
 const dashboardUrl = await dashboard.listen(options.dashboardPort);
 process.stdout.write(`dev: dashboard ${dashboardUrl}/\n`);
+process.stdout.write(`dev: ${queue}\n`);
 for (const r of orchestrator.resources) {
-  r.onChange((x) => process.stdout.write(`dev: ${x.spec.name} ${x.state}${x.status().detail ? ` (${x.status().detail})` : ''}\n`));
+  r.onChange((x) =>
+    process.stdout.write(`dev: ${x.spec.name} ${x.state}${x.status().detail ? ` (${x.status().detail})` : ''}\n`),
+  );
 }
 
 // Whatever happens to the orchestrator, nothing it started outlives it.
@@ -38,13 +55,16 @@ const onSignal = (signal: NodeJS.Signals) => {
   void orchestrator
     .stop()
     .then(() => dashboard.close())
+    .then(() => traces?.close())
     .then(() => process.exit(0));
 };
 process.on('SIGINT', onSignal);
 process.on('SIGTERM', onSignal);
 
 await orchestrator.start();
-const failed = orchestrator.resources.filter((r) => r.state === 'failed' || r.state === 'skipped').map((r) => r.spec.name);
+const failed = orchestrator.resources
+  .filter((r) => r.state === 'failed' || r.state === 'skipped')
+  .map((r) => r.spec.name);
 const gateway = orchestrator.get('gateway')!;
 process.stdout.write(
   failed.length === 0

@@ -1,5 +1,6 @@
 import { connect } from 'node:net';
 import { Resource, type Readiness, type ResourceSpec } from './resource.js';
+import { systemClock } from '../host/clock.js';
 
 /** Does the resource answer as its readiness says? One attempt. */
 async function isReady(readiness: Readiness, resource: Resource): Promise<boolean> {
@@ -46,7 +47,8 @@ export class Orchestrator {
     this.#byName = new Map(this.resources.map((r) => [r.spec.name, r]));
     this.#pollMs = options.pollMs ?? 100;
     for (const r of this.resources) {
-      for (const dep of r.spec.after) if (!this.#byName.has(dep)) throw new Error(`resource '${r.spec.name}' waits for unknown '${dep}'`);
+      for (const dep of r.spec.after)
+        if (!this.#byName.has(dep)) throw new Error(`resource '${r.spec.name}' waits for unknown '${dep}'`);
     }
   }
 
@@ -80,7 +82,9 @@ export class Orchestrator {
   }
 
   async #run(r: Resource): Promise<boolean> {
-    const deps = await Promise.all(r.spec.after.map(async (name) => [name, await this.#settle(this.#byName.get(name)!)] as const));
+    const deps = await Promise.all(
+      r.spec.after.map(async (name) => [name, await this.#settle(this.#byName.get(name)!)] as const),
+    );
     const failed = deps.filter(([, ok]) => !ok).map(([name]) => name);
     if (failed.length > 0) {
       r.setState('skipped', `not started: ${failed.join(', ')} did not succeed`);
@@ -99,7 +103,14 @@ export class Orchestrator {
    */
   restart(name: string, graceMs = 15_000): boolean {
     const r = this.#byName.get(name);
-    if (r === undefined || !this.#spawned.includes(r) || this.#stopping || r.state === 'restarting' || r.state === 'stopping') return false;
+    if (
+      r === undefined ||
+      !this.#spawned.includes(r) ||
+      this.#stopping ||
+      r.state === 'restarting' ||
+      r.state === 'stopping'
+    )
+      return false;
     void (async () => {
       await r.stop(graceMs, 'restarting');
       if (this.#stopping) return;
@@ -114,13 +125,13 @@ export class Orchestrator {
       await r.exited;
       return r.state === 'completed';
     }
-    const deadline = Date.now() + (r.spec.readyTimeoutMs ?? 60_000);
+    const deadline = systemClock.monotonicNow() + (r.spec.readyTimeoutMs ?? 60_000);
     while (r.state === 'starting') {
       if (await isReady(r.spec.readiness, r)) {
         if (r.state === 'starting') r.setState('running');
         break;
       }
-      if (Date.now() > deadline) {
+      if (systemClock.monotonicNow() > deadline) {
         r.setState('failed', `not ready within ${Math.round((r.spec.readyTimeoutMs ?? 60_000) / 1000)} s`);
         break;
       }

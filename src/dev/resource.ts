@@ -7,7 +7,16 @@ import { LogBuffer } from './log-buffer.js';
  * `skipped` (a dependency failed, so it was never started), `restarting` (stopped on request, to
  * be started again), `stopping`, `stopped`.
  */
-export type ResourceState = 'waiting' | 'starting' | 'running' | 'completed' | 'failed' | 'skipped' | 'restarting' | 'stopping' | 'stopped';
+export type ResourceState =
+  | 'waiting'
+  | 'starting'
+  | 'running'
+  | 'completed'
+  | 'failed'
+  | 'skipped'
+  | 'restarting'
+  | 'stopping'
+  | 'stopped';
 
 /** How the orchestrator knows a resource is ready. */
 export type Readiness =

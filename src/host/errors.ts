@@ -1,6 +1,6 @@
 /**
  * The error catalogue: every error code the hub answers with, in one place.
- * Codes are `HUB_ERR_<AREA>_<WHAT>`; each is documented in the README (a test checks it).
+ * Codes are `HUB_ERR_<AREA>_<WHAT>`; each is documented in docs/errors.md (a test checks it).
  */
 export interface ErrorDefinition {
   readonly code: string;
@@ -24,6 +24,7 @@ export const Errors = define({
   HTTP_METHOD_NOT_ALLOWED: [405, 'Method Not Allowed'],
   HTTP_UNSUPPORTED_MEDIA_TYPE: [415, 'Unsupported Media Type'],
   HTTP_BAD_REQUEST: [400, 'Bad Request'],
+  HTTP_BAD_HOST: [400, 'Bad Host'],
   HTTP_BODY_TOO_LARGE: [413, 'Payload Too Large'],
   HTTP_HEADERS_TOO_LARGE: [431, 'Request Header Fields Too Large'],
   HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout'],
@@ -60,6 +61,7 @@ export const Errors = define({
   FIRMWARE_BAD_NAME: [400, 'Bad Firmware Name'],
   FIRMWARE_BAD_FORM: [400, 'Bad Firmware Form'],
   FIRMWARE_TOO_LARGE: [413, 'Firmware Too Large'],
+  FIRMWARE_QUOTA_EXCEEDED: [413, 'Firmware Quota Exceeded'],
   ORDERS_INVALID: [422, 'Invalid Order'],
   ORDERS_CONFIRMED: [409, 'Order Confirmed'],
   ORDERS_EMPTY: [409, 'Empty Order'],
@@ -68,6 +70,12 @@ export const Errors = define({
   PROFILE_PRECONDITION_FAILED: [412, 'Precondition Failed'],
   PROFILE_PRECONDITION_REQUIRED: [428, 'Precondition Required'],
   PROFILE_FIELD_CONFLICT: [409, 'Field Conflict'],
+  CUSTOMERS_NOT_FOUND: [404, 'Customer Not Found'],
+  CUSTOMERS_INVALID: [422, 'Invalid Customer'],
+  CUSTOMERS_PAYMENT_CONFLICT: [409, 'Payment Conflict'],
+  CUSTOMERS_CURRENCY_LOCKED: [409, 'Currency Locked'],
+  CUSTOMERS_TICKET_CLOSED: [409, 'Ticket Closed'],
+  CUSTOMERS_BAD_CURSOR: [400, 'Bad Cursor'],
 });
 
 export type ErrorKey = keyof typeof Errors;

@@ -1,13 +1,15 @@
+import { systemClock } from './clock.js';
+
 /** The slice of a pino logger the throttle writes to. */
 export interface ThrottledLogTarget {
   warn(obj: object, msg: string): void;
 }
 
 /**
- * At most one line per message per interval: a dependency that fails on every call (a Redis that
- * never answers, thousands of publishes a second) costs a few log lines, not one per failure. The
- * first failure is logged at once; the ones held back meanwhile are counted in the next line
- * (`suppressed`).
+ * At most one line per message (or per `key`) per interval: a dependency that fails on every call
+ * (a Redis that never answers, thousands of publishes a second) costs a few log lines, not one per
+ * failure. The first failure is logged at once; each line counts the ones held back since the
+ * line before it (`suppressed`, 0 on the first), so every line of one kind has the same fields.
  */
 export class LogThrottle {
   readonly #lastAt = new Map<string, number>();
@@ -16,19 +18,22 @@ export class LogThrottle {
   constructor(
     private readonly target: ThrottledLogTarget,
     private readonly intervalMs = 10_000,
-    private readonly now: () => number = Date.now,
+    private readonly now: () => number = systemClock.now,
   ) {}
 
-  warn(obj: object, msg: string): void {
-    const at = this.now();
-    const last = this.#lastAt.get(msg);
+  /**
+   * `key` throttles lines of one message apart (a drop reason, a refusal reason); the message by
+   * default. `at`: the time on the throttle's clock, when the caller has read it already.
+   */
+  warn(obj: object, msg: string, key: string = msg, at: number = this.now()): void {
+    const last = this.#lastAt.get(key);
     if (last !== undefined && at - last < this.intervalMs) {
-      this.#suppressed.set(msg, (this.#suppressed.get(msg) ?? 0) + 1);
+      this.#suppressed.set(key, (this.#suppressed.get(key) ?? 0) + 1);
       return;
     }
-    const suppressed = this.#suppressed.get(msg) ?? 0;
-    this.#suppressed.delete(msg);
-    this.#lastAt.set(msg, at);
-    this.target.warn(suppressed > 0 ? { ...obj, suppressed } : obj, msg);
+    const suppressed = this.#suppressed.get(key) ?? 0;
+    this.#suppressed.delete(key);
+    this.#lastAt.set(key, at);
+    this.target.warn({ ...obj, suppressed }, msg);
   }
 }

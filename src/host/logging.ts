@@ -5,7 +5,16 @@ import { createScrubber } from './config/redact-secrets.js';
 
 export type { Logger };
 
-const SECRET_KEYS = ['token', 'accessToken', 'access_token', 'authorization', 'cookie', 'password', 'secret', 'connectionString'];
+const SECRET_KEYS = [
+  'token',
+  'accessToken',
+  'access_token',
+  'authorization',
+  'cookie',
+  'password',
+  'secret',
+  'connectionString',
+];
 
 /**
  * Paths pino blanks in a log object: secrets never reach a log. Top level and one level down
@@ -66,7 +75,10 @@ function createLogger(
 ): Logger {
   if (config.isDevelopment && !destination) {
     // In-process pretty printing (no worker thread): start-up and shutdown lines are never lost.
-    return pino(options, pretty({ colorize: process.stdout.isTTY, translateTime: 'HH:MM:ss.l', ignore: 'pid,hostname' }));
+    return pino(
+      options,
+      pretty({ colorize: process.stdout.isTTY, translateTime: 'HH:MM:ss.l', ignore: 'pid,hostname' }),
+    );
   }
   if (destination) return pino(options, destination);
   // Asynchronous stdout: lines written while a write is in flight go out together, so one request

@@ -1,5 +1,12 @@
 import { randomFillSync } from 'node:crypto';
-import { ROOT_CONTEXT, trace, type Context, type SpanContext, type TextMapGetter, type TextMapSetter } from '@opentelemetry/api';
+import {
+  ROOT_CONTEXT,
+  trace,
+  type Context,
+  type SpanContext,
+  type TextMapGetter,
+  type TextMapSetter,
+} from '@opentelemetry/api';
 // The propagator's own module: the package index loads all of core and the semantic conventions
 // (~0.2 s at every start, telemetry on or off). The version is pinned exactly in package.json.
 import { W3CTraceContextPropagator } from '@opentelemetry/core/build/src/trace/W3CTraceContextPropagator.js';
@@ -64,9 +71,12 @@ export function newTraceId(): string {
   return randomHex(16);
 }
 
-/** The `traceparent` of a trace that was not sampled: later hops keep the decision without a span. */
-export function unsampledTraceparent(): string {
-  return `00-${randomHex(16)}-${randomHex(8)}-00`;
+/**
+ * The `traceparent` of a trace that was not sampled (in `traceId`, else a new one): later hops keep
+ * the decision without a span, and log the same trace id.
+ */
+export function unsampledTraceparent(traceId: string = randomHex(16)): string {
+  return `00-${traceId}-${randomHex(8)}-00`;
 }
 
 /**

@@ -1,16 +1,16 @@
-import { createEventHubsPublisher } from './eventhubs-producer.js';
-import { createMqttPublisher } from './mqtt-publisher.js';
-import type { ReadingPublisher } from './publisher.js';
-import { runSimulator, simulatorDeviceId } from './simulator.js';
-import { DEV_DEVICE_KEY } from '../security/dev-defaults.js';
-import { parseSimulatorArgs, SIMULATOR_USAGE, type SimulatorArgs } from './simulator-args.js';
+import { createEventHubsPublisher } from '../adapters/eventhubs/eventhubs-publisher.js';
+import { createMqttPublisher } from '../adapters/mqtt/mqtt-publisher.js';
+import type { ReadingPublisher } from '../features/simulator/publisher.js';
+import { runSimulator, simulatorDeviceId } from '../features/simulator/simulator.js';
+import { DEV_DEVICE_KEY } from '../host/security/dev-defaults.js';
+import { commandLine, usageError } from '../host/command-line.js';
+import { SIMULATOR_COMMAND, toSimulatorArgs, type SimulatorArgs } from './simulator-args.js';
 
 let args: SimulatorArgs;
 try {
-  args = parseSimulatorArgs(process.argv.slice(2));
+  args = toSimulatorArgs(commandLine(SIMULATOR_COMMAND).values);
 } catch (err) {
-  process.stderr.write(`simulate: ${(err as Error).message}\n${SIMULATOR_USAGE}\n`);
-  process.exit(2);
+  usageError(SIMULATOR_COMMAND, (err as Error).message);
 }
 
 let publisher: ReadingPublisher;
@@ -30,7 +30,9 @@ const controller = new AbortController();
 process.once('SIGINT', () => controller.abort());
 process.once('SIGTERM', () => controller.abort());
 const target = args.url ?? 'Event Hubs';
-process.stdout.write(`simulating ${args.devices} devices of tenant ${args.tenant} at ${args.rate}/s each → ${target} (Ctrl-C stops)\n`);
+process.stdout.write(
+  `simulating ${args.devices} devices of tenant ${args.tenant} at ${args.rate}/s each → ${target} (Ctrl-C stops)\n`,
+);
 let errors = 0;
 const sent = await runSimulator(
   { tenant: args.tenant, devices: args.devices, rate: args.rate, publisher, onError: () => errors++ },

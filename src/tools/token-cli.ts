@@ -1,8 +1,9 @@
-import { parseArgs } from 'node:util';
-import { signDeviceToken } from '../security/device-token.js';
-import { signUserToken } from '../security/jwt-bearer.js';
-import { isValidId } from '../protocol/reading.js';
+import { ExitCode, readCommandLine, usageFailure } from '../host/command-line.js';
+import { signDeviceToken } from '../host/security/device-token.js';
+import { signUserToken } from '../host/security/jwt-bearer.js';
+import { isValidId } from '../host/ids.js';
 import type { JwtSigningSettings } from './token-config.js';
+import { systemClock } from '../host/clock.js';
 
 /** Where the CLI writes. */
 export interface CliIo {
@@ -13,12 +14,13 @@ export interface CliIo {
 /** Resolves the signing settings from the configuration arguments (`--environment`, `--Section:Key=value`); may throw. */
 export type ResolveJwtSettings = (configArgs: string[]) => JwtSigningSettings;
 
-/** Exit codes: as the hub's, a configuration problem is 78 (sysexits EX_CONFIG). */
-export const TokenExit = { ok: 0, usage: 2, config: 78 } as const;
+/** Exit codes: every command's (a bad command line 64, a configuration problem 78). */
+export const TokenExit = { ok: ExitCode.ok, usage: ExitCode.usage, config: ExitCode.config } as const;
 
 export const TOKEN_USAGE = `usage: token --sub S --tenant T [--role R ...] [--expires SECONDS]
              [--secret X] [--issuer I] [--audience A] [--environment E] [--Section:Key=value ...]
        token --device D --tenant T [--expires SECONDS] [--device-key K] [--environment E] [--Section:Key=value ...]
+       token --help | --version
 
 Prints a user access token (HS256) with claims sub, tenant_id and roles, signed with the
 configured Auth:Jwt:Secret / Issuer / Audience, resolved like the hub's configuration
@@ -39,8 +41,25 @@ sub = device id, tenant_id, aud = mqtt. It does not expire unless --expires says
   --device-key  signing key (overrides Ingestion:Mqtt:DeviceKey)
 `;
 
+const TOKEN_COMMAND = {
+  name: 'token',
+  usage: TOKEN_USAGE,
+  configArgs: true,
+  options: {
+    sub: { type: 'string' },
+    device: { type: 'string' },
+    'device-key': { type: 'string' },
+    tenant: { type: 'string' },
+    role: { type: 'string', multiple: true },
+    expires: { type: 'string' },
+    secret: { type: 'string' },
+    issuer: { type: 'string' },
+    audience: { type: 'string' },
+  },
+} as const;
+
 /**
- * Runs the token CLI; returns the exit code (0 ok, 2 bad arguments, 78 bad configuration).
+ * Runs the token CLI; returns the exit code (0 ok, 64 bad arguments, 78 bad configuration).
  * `resolveSettings` receives the configuration arguments, so the caller decides which files and
  * environment the configuration comes from (token.ts: the process's; tests: their own).
  */
@@ -48,39 +67,20 @@ export async function runTokenCli(
   argv: string[],
   resolveSettings: ResolveJwtSettings,
   io: CliIo,
-  now: number = Date.now(),
+  now: number = systemClock.now(),
 ): Promise<number> {
   const fail = (message: string): number => {
-    io.stderr(`token: ${message}\n${TOKEN_USAGE}`);
-    return TokenExit.usage;
+    const failure = usageFailure(TOKEN_COMMAND, message);
+    io.stderr(failure.stderr);
+    return failure.code;
   };
-  const { configArgs, toolArgs } = splitArgs(argv);
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: toolArgs,
-      options: {
-        sub: { type: 'string' },
-        device: { type: 'string' },
-        'device-key': { type: 'string' },
-        tenant: { type: 'string' },
-        role: { type: 'string', multiple: true },
-        expires: { type: 'string' },
-        secret: { type: 'string' },
-        issuer: { type: 'string' },
-        audience: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-      allowPositionals: false,
-    }));
-  } catch (err) {
-    return fail((err as Error).message);
+  const line = readCommandLine(TOKEN_COMMAND, argv);
+  if (line.kind === 'exit') {
+    if (line.stdout) io.stdout(line.stdout);
+    if (line.stderr) io.stderr(line.stderr);
+    return line.code;
   }
-  if (values.help) {
-    io.stdout(TOKEN_USAGE);
-    return TokenExit.ok;
-  }
+  const { values, configArgs } = line;
   if (values.device !== undefined) return runDeviceToken(values, resolveSettings, configArgs, io, now, fail);
   if (!values.sub) return fail('--sub is required');
   if (!values.tenant) return fail('--tenant is required');
@@ -89,7 +89,8 @@ export async function runTokenCli(
   if (roles.some((r) => r.length === 0)) return fail('--role must not be empty');
   const expires = values.expires ?? '3600';
   if (!/^[1-9]\d{0,9}$/.test(expires)) return fail(`--expires "${expires}" is not a positive whole number of seconds`);
-  if (values.secret !== undefined && Buffer.byteLength(values.secret) < 32) return fail('the secret must be at least 32 bytes');
+  if (values.secret !== undefined && Buffer.byteLength(values.secret) < 32)
+    return fail('the secret must be at least 32 bytes');
 
   let settings: JwtSigningSettings;
   try {
@@ -101,7 +102,9 @@ export async function runTokenCli(
   const secret = values.secret ?? settings.secret;
   if (secret === undefined) {
     // An asymmetric issuer (Auth:Jwt:JwksUri) holds its own private key; this tool cannot sign for it.
-    io.stderr('token: Auth:Jwt:Secret is not configured (the hub trusts Auth:Jwt:JwksUri); pass --secret or configure it\n');
+    io.stderr(
+      'token: Auth:Jwt:Secret is not configured (the hub trusts Auth:Jwt:JwksUri); pass --secret or configure it\n',
+    );
     return TokenExit.config;
   }
 
@@ -132,7 +135,8 @@ async function runDeviceToken(
   now: number,
   fail: (message: string) => number,
 ): Promise<number> {
-  if (values.sub !== undefined || values.role !== undefined) return fail('--device and --sub/--role do not go together');
+  if (values.sub !== undefined || values.role !== undefined)
+    return fail('--device and --sub/--role do not go together');
   if (!isValidId(values.device)) return fail(`--device "${values.device}" is not a valid device id`);
   if (!values.tenant) return fail('--tenant is required');
   if (!isValidId(values.tenant)) return fail(`--tenant "${values.tenant}" is not a valid tenant id`);
@@ -150,7 +154,9 @@ async function runDeviceToken(
     }
   }
   if (key === undefined) {
-    io.stderr('token: Ingestion:Mqtt:DeviceKey is not configured (the embedded broker is off); pass --device-key or configure it\n');
+    io.stderr(
+      'token: Ingestion:Mqtt:DeviceKey is not configured (the embedded broker is off); pass --device-key or configure it\n',
+    );
     return TokenExit.config;
   }
   const token = await signDeviceToken({
@@ -162,25 +168,4 @@ async function runDeviceToken(
   });
   io.stdout(`${token}\n`);
   return TokenExit.ok;
-}
-
-/**
- * Configuration arguments are the hub's spelling: `--environment` and keys with a `:` (`--Auth:Jwt:Secret=x`
- * or `--Auth:Jwt:Secret x`). Everything else belongs to the tool.
- */
-export function splitArgs(argv: readonly string[]): { configArgs: string[]; toolArgs: string[] } {
-  const configArgs: string[] = [];
-  const toolArgs: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    const key = arg.startsWith('--') ? arg.slice(2).split('=')[0]! : '';
-    if (!(key.includes(':') || key.toLowerCase() === 'environment')) {
-      toolArgs.push(arg);
-      continue;
-    }
-    configArgs.push(arg);
-    const next = argv[i + 1];
-    if (!arg.includes('=') && next !== undefined && !next.startsWith('--')) configArgs.push(argv[++i]!);
-  }
-  return { configArgs, toolArgs };
 }

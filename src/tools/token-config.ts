@@ -1,5 +1,5 @@
-import type { AppConfig } from '../app/app-config.js';
-import { loadConfig } from '../app/load-app-config.js';
+import type { AppConfig } from '../compose/app-config.js';
+import { loadConfig } from '../compose/load-app-config.js';
 
 /** The settings the token CLI signs with: user tokens (`Auth:Jwt:*`) and device tokens (`Ingestion:Mqtt:DeviceKey`). */
 export type JwtSigningSettings = Pick<AppConfig['jwt'], 'secret' | 'issuer' | 'audience' | 'jwksUri'> & {
@@ -13,7 +13,11 @@ export type JwtSigningSettings = Pick<AppConfig['jwt'], 'secret' | 'issuer' | 'a
  * `HUB_ENVIRONMENT` or `--environment` says otherwise: the tool exists for development.
  * Throws ConfigError, naming the key, like the hub's start-up.
  */
-export function jwtSettingsFromConfig(args: readonly string[], env: NodeJS.ProcessEnv, contentRoot: string): JwtSigningSettings {
+export function jwtSettingsFromConfig(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+  contentRoot: string,
+): JwtSigningSettings {
   const withEnvironment = env['HUB_ENVIRONMENT'] === undefined ? { ...env, HUB_ENVIRONMENT: 'Development' } : env;
   const config = loadConfig({ args, env: withEnvironment, contentRoot });
   const { secret, issuer, audience, jwksUri } = config.jwt;

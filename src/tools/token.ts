@@ -3,7 +3,11 @@
 import { runTokenCli } from './token-cli.js';
 import { jwtSettingsFromConfig } from './token-config.js';
 
-process.exitCode = await runTokenCli(process.argv.slice(2), (args) => jwtSettingsFromConfig(args, process.env, process.cwd()), {
-  stdout: (text) => process.stdout.write(text),
-  stderr: (text) => process.stderr.write(text),
-});
+process.exitCode = await runTokenCli(
+  process.argv.slice(2),
+  (args) => jwtSettingsFromConfig(args, process.env, process.cwd()),
+  {
+    stdout: (text) => process.stdout.write(text),
+    stderr: (text) => process.stderr.write(text),
+  },
+);

@@ -4,7 +4,7 @@ import { eventually, userToken } from '../support/app-harness.js';
 import { GATEWAY_MAIN, startChildHub, type ChildHub } from '../support/child-hub.js';
 import { ChildHost, EPHEMERAL, FIXTURE, killChildren } from '../host/support/child-host.js';
 import { KeptAliveConnection } from '../host/support/kept-alive-connection.js';
-import { ACCESS_KEY } from '../gateway/hub-stamps.js';
+import { ACCESS_KEY } from '../support/hub-stamps.js';
 
 /**
  * The specification's Kubernetes drain timeline, replayed against real processes with the timings
@@ -17,7 +17,14 @@ const PRESTOP_MS = 1000;
 const SHUTDOWN_S = 5;
 /** The grace period's margin beyond preStop + shutdown timeout (60 − 55 s in the specification). */
 const GRACE_SLACK_MS = 2000;
-const HUB_ARGS = ['--environment=Development', ...EPHEMERAL, '--Simulator:Devices=0', `--Host:ShutdownTimeoutSeconds=${SHUTDOWN_S}`, `--Hub:AccessKey=${ACCESS_KEY}`, '--Http:TrustedProxies=127.0.0.1'];
+const HUB_ARGS = [
+  '--environment=Development',
+  ...EPHEMERAL,
+  '--Simulator:Devices=0',
+  `--Host:ShutdownTimeoutSeconds=${SHUTDOWN_S}`,
+  `--Hub:AccessKey=${ACCESS_KEY}`,
+  '--Http:TrustedProxies=127.0.0.1',
+];
 
 describe('drain timeline (preStop → SIGTERM → drain → exit), real hub processes behind the gateway', () => {
   let gateway: ChildHub | undefined;
@@ -35,7 +42,14 @@ describe('drain timeline (preStop → SIGTERM → drain → exit), real hub proc
     await Promise.all(hubs.map((h) => h.waitFor(/listening/, 30_000)));
     const urls = await Promise.all(hubs.map((h) => h.listeningUrl()));
     gateway = await startChildHub(
-      ['--environment=Development', '--Http:Port=0', `--Gateway:Stamps=pool=${urls.join(' ')}`, '--Gateway:Tenants=demo=pool', `--Hub:AccessKey=${ACCESS_KEY}`, '--Gateway:HealthIntervalSeconds=0.1'],
+      [
+        '--environment=Development',
+        '--Http:Port=0',
+        `--Gateway:Stamps=pool=${urls.join(' ')}`,
+        '--Gateway:Tenants=demo=pool',
+        `--Hub:AccessKey=${ACCESS_KEY}`,
+        '--Gateway:HealthIntervalSeconds=0.1',
+      ],
       {},
       30_000,
       GATEWAY_MAIN,
@@ -54,7 +68,9 @@ describe('drain timeline (preStop → SIGTERM → drain → exit), real hub proc
       reconnectionDelayMax: 200,
     });
     sockets.push(socket);
-    await new Promise<void>((resolve, reject) => (socket.once('connect', resolve), socket.once('connect_error', reject)));
+    await new Promise<void>(
+      (resolve, reject) => (socket.once('connect', resolve), socket.once('connect_error', reject)),
+    );
     await eventually(() => hubs.some((h) => h.output.includes(trace)), 3000, 'the serving hub to log the handshake');
     const victimIndex = hubs.findIndex((h) => h.output.includes(trace));
     const [victim, survivor] = [hubs[victimIndex]!, hubs[1 - victimIndex]!];
@@ -103,7 +119,11 @@ describe('drain timeline (preStop → SIGTERM → drain → exit), real hub proc
     expect(await slowRes.json()).toEqual({ sleptMs: 1500 });
 
     // The WebSocket client was told to reconnect and is now on the other instance.
-    await eventually(() => disconnects >= 1 && socket.connected && survivor.output.slice(survivorLogBefore).includes(trace), 5000, 'the client to reconnect to the other instance');
+    await eventually(
+      () => disconnects >= 1 && socket.connected && survivor.output.slice(survivorLogBefore).includes(trace),
+      5000,
+      'the client to reconnect to the other instance',
+    );
     const ack = (await socket.emitWithAck('subscribe', { deviceId: 'after-drain' })) as { ok: boolean };
     expect(ack.ok).toBe(true);
 
@@ -114,7 +134,9 @@ describe('drain timeline (preStop → SIGTERM → drain → exit), real hub proc
     // and exits 1 otherwise). The process is gone within that timeout of SIGTERM, give or take the
     // time a loaded machine takes to end a process and tell us: the slack the real timeline keeps
     // between 55 s and the SIGKILL at 60 s.
-    expect(exitedAt - sigtermAt, `SIGTERM came ${sigtermAt - deletedAt} ms after deletion`).toBeLessThan(SHUTDOWN_S * 1000 + GRACE_SLACK_MS);
+    expect(exitedAt - sigtermAt, `SIGTERM came ${sigtermAt - deletedAt} ms after deletion`).toBeLessThan(
+      SHUTDOWN_S * 1000 + GRACE_SLACK_MS,
+    );
     probe.destroy();
   }, 60_000);
 });

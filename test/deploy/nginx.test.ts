@@ -5,10 +5,10 @@ import { connectDevice } from '../support/mqtt-device.js';
 import { privateNginx } from '../support/private-nginx.js';
 import { requireCommand } from '../support/private-server.js';
 import { startOfficialClient } from '../support/web-pubsub-client.js';
-import { startHubProcess, type HubProcess } from '../gateway/hub-stamps.js';
+import { startHubProcess, type HubProcess } from '../support/hub-stamps.js';
 
 describe('behind nginx (deploy/nginx/telemetry-hub.conf, Debian nginx, real hub process)', () => {
-  const available = requireCommand('nginx', 'the nginx hosting tests run Debian\'s nginx');
+  const available = requireCommand('nginx', "the nginx hosting tests run Debian's nginx");
   let hub: HubProcess;
   let nginx: Awaited<ReturnType<typeof privateNginx>>;
   let base: string;
@@ -34,11 +34,17 @@ describe('behind nginx (deploy/nginx/telemetry-hub.conf, Debian nginx, real hub 
     await device.endAsync();
   };
 
-  it('forwards proto and host: negotiate answers a ws:// URL on nginx’s address, whatever the client claims', async ({ skip }) => {
+  it('forwards proto and host: negotiate answers a ws:// URL on nginx’s address, whatever the client claims', async ({
+    skip,
+  }) => {
     if (!available) return skip();
     const res = await fetch(`${base}/api/negotiate`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${await userToken('demo')}`, 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https' },
+      headers: {
+        authorization: `Bearer ${await userToken('demo')}`,
+        'x-forwarded-host': 'evil.example',
+        'x-forwarded-proto': 'https',
+      },
     });
     expect(res.status, nginx.errorLog()).toBe(200);
     const { url } = (await res.json()) as { url: string };
@@ -48,10 +54,19 @@ describe('behind nginx (deploy/nginx/telemetry-hub.conf, Debian nginx, real hub 
   it('socket.io over WebSocket and over long-polling receives live readings', async ({ skip }) => {
     if (!available) return skip();
     const token = await userToken('demo');
-    for (const [i, transports] of [[1, ['websocket']], [2, ['polling']]] as const) {
-      const socket: Socket = io(`${base}/telemetry`, { auth: { token }, transports: [...transports], reconnection: false });
+    for (const [i, transports] of [
+      [1, ['websocket']],
+      [2, ['polling']],
+    ] as const) {
+      const socket: Socket = io(`${base}/telemetry`, {
+        auth: { token },
+        transports: [...transports],
+        reconnection: false,
+      });
       closers.push(() => socket.close());
-      await new Promise<void>((resolve, reject) => (socket.once('connect', resolve), socket.once('connect_error', reject)));
+      await new Promise<void>(
+        (resolve, reject) => (socket.once('connect', resolve), socket.once('connect_error', reject)),
+      );
       const got: number[] = [];
       socket.on('reading', (r: { data: { n: number } }) => got.push(r.data.n));
       expect(((await socket.emitWithAck('subscribe', { deviceId: 'ngx-1' })) as { ok: boolean }).ok).toBe(true);
@@ -61,12 +76,17 @@ describe('behind nginx (deploy/nginx/telemetry-hub.conf, Debian nginx, real hub 
     }
   });
 
-  it('the official Web PubSub client (reliable protocol) connects through nginx and receives readings', async ({ skip }) => {
+  it('the official Web PubSub client (reliable protocol) connects through nginx and receives readings', async ({
+    skip,
+  }) => {
     if (!available) return skip();
     const subscriber = await startOfficialClient(
       {
         getClientAccessUrl: async () => {
-          const res = await fetch(`${base}/api/negotiate`, { method: 'POST', headers: { authorization: `Bearer ${await userToken('demo')}` } });
+          const res = await fetch(`${base}/api/negotiate`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${await userToken('demo')}` },
+          });
           return ((await res.json()) as { url: string }).url;
         },
       },
@@ -81,7 +101,9 @@ describe('behind nginx (deploy/nginx/telemetry-hub.conf, Debian nginx, real hub 
   it('the hub logs the caller’s trace id through nginx', async ({ skip }) => {
     if (!available) return skip();
     const traceId = '0af7651916cd43dd8448eb211c80319c';
-    const res = await fetch(`${base}/v1/devices`, { headers: { authorization: `Bearer ${await userToken('demo')}`, traceparent: `00-${traceId}-b7ad6b7169203331-01` } });
+    const res = await fetch(`${base}/v1/devices`, {
+      headers: { authorization: `Bearer ${await userToken('demo')}`, traceparent: `00-${traceId}-b7ad6b7169203331-01` },
+    });
     expect(res.status).toBe(200);
     await eventually(() => hub.output().includes(traceId), 3000, 'the trace id in the hub log');
   });

@@ -26,14 +26,22 @@ async function orchestrator(migrationsDirectory?: string): Promise<{ orchestrato
   const base = mkdtempSync(join(tmpdir(), 'dev-order-'));
   chmodSync(base, 0o755);
   dirs.push(base);
-  const options = { root: ROOT, port: 0, dashboardPort: 0, instances: 1, devices: 2, rate: 1, dataDir: join(base, 'dev') };
+  const options = {
+    root: ROOT,
+    port: 0,
+    dashboardPort: 0,
+    instances: 1,
+    devices: 2,
+    rate: 1,
+    dataDir: join(base, 'dev'),
+  };
   // The worker runs against the test RabbitMQ, on a queue of this run's own.
   const env = { ...detectEnvironment(options), rabbitMqUrl: 'amqp://guest:guest@127.0.0.1:5672' };
   const queue = `dev-order-${process.pid}-${Date.now().toString(36)}`;
   const specs = (await planResources(options, env)).map((s) =>
     s.name === 'migrations' && migrationsDirectory
       ? { ...s, env: { ...s.env, Database__MigrationsDirectory: migrationsDirectory } }
-      : s.name === 'worker'
+      : s.name === 'worker' || s.type === 'hub'
         ? { ...s, env: { ...s.env, Queue__Name: queue } }
         : s,
   );
@@ -45,18 +53,23 @@ async function orchestrator(migrationsDirectory?: string): Promise<{ orchestrato
 }
 
 describe('development orchestrator: migrations first (real PostgreSQL, real migrations, real hub)', () => {
-  const available = requireCommand(findBinary('postgres') ?? 'postgres', 'the orchestrator runs the local PostgreSQL binaries') && findBinary('initdb') !== undefined;
+  const available =
+    requireCommand(findBinary('postgres') ?? 'postgres', 'the orchestrator runs the local PostgreSQL binaries') &&
+    findBinary('initdb') !== undefined;
   let rabbit = false;
   beforeAll(async () => {
     rabbit = await requireService('RabbitMQ', 5672);
   });
 
-  it('starts the hub and the worker only after the migrations exited 0, then the simulator and the gateway', async ({ skip }) => {
+  it('starts the hub and the worker only after the migrations exited 0, then the simulator and the gateway', async ({
+    skip,
+  }) => {
     if (!available || !rabbit) return skip();
     const { orchestrator: o, events } = await orchestrator();
     await o.start();
     expect(o.get('migrations')!.state).toBe('completed');
-    for (const name of ['postgres', 'hub-1', 'worker', 'simulator', 'gateway']) expect(o.get(name)!.state, name).toBe('running');
+    for (const name of ['postgres', 'hub-1', 'worker', 'simulator', 'gateway'])
+      expect(o.get(name)!.state, name).toBe('running');
     expect(events.indexOf('migrations completed')).toBeLessThan(events.indexOf('worker starting'));
     expect(events.indexOf('postgres running')).toBeLessThan(events.indexOf('migrations starting'));
     expect(events.indexOf('migrations completed')).toBeLessThan(events.indexOf('hub-1 starting'));

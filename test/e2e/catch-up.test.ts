@@ -1,10 +1,10 @@
-import { SendMessageError, type WebPubSubClient } from '@azure/web-pubsub-client';
+import type { SendMessageError, WebPubSubClient } from '@azure/web-pubsub-client';
 import type { MqttClient } from 'mqtt';
 import type { Socket } from 'socket.io-client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { WireReading } from '../../src/protocol/reading.js';
+import type { WireReading } from '../../src/wire/reading.js';
 import { connectTelemetry, eventually, startApp, userToken, type RunningApp } from '../support/app-harness.js';
-import { ManualClock } from '../support/manual-clock.js';
+import { ManualClock } from '../../src/adapters/memory/manual-clock.js';
 import { connectDevice } from '../support/mqtt-device.js';
 import { startOfficialClient } from '../support/web-pubsub-client.js';
 
@@ -43,8 +43,15 @@ describe('gapless catch-up (subscribe with since)', () => {
     return async (count: number, stepMs = 1000): Promise<void> => {
       for (let i = 0; i < count; i++) {
         const expected = ++seq;
-        await client.publishAsync(`tenants/${TENANT}/devices/${deviceId}/telemetry`, JSON.stringify({ temperature: 20 + expected / 10 }));
-        await eventually(() => hub.app.telemetry.registry.last(TENANT, deviceId)?.seq === expected, 5000, `seq ${expected} accepted`);
+        await client.publishAsync(
+          `tenants/${TENANT}/devices/${deviceId}/telemetry`,
+          JSON.stringify({ temperature: 20 + expected / 10 }),
+        );
+        await eventually(
+          () => hub.app.telemetry.registry.last(TENANT, deviceId)?.seq === expected,
+          5000,
+          `seq ${expected} accepted`,
+        );
         clock.advance(stepMs);
       }
     };
@@ -115,7 +122,10 @@ describe('gapless catch-up (subscribe with since)', () => {
     await publish(2, 250);
     const client = await socketClient();
     for (const since of [-1, 1.5, '3', null, Number.MAX_SAFE_INTEGER + 2]) {
-      expect(await client.subscribe({ deviceId: 'boiler-4', since })).toMatchObject({ ok: false, error: { code: 'HUB_ERR_HUB_BAD_MESSAGE' } });
+      expect(await client.subscribe({ deviceId: 'boiler-4', since })).toMatchObject({
+        ok: false,
+        error: { code: 'HUB_ERR_HUB_BAD_MESSAGE' },
+      });
     }
     expect(hub.app.telemetry.hub.groupsOf(client.socket.id!)).toEqual([]);
     expect(await client.subscribe({ deviceId: 'boiler-4', tenantId: 'other', since: 0 })).toMatchObject({
@@ -124,7 +134,12 @@ describe('gapless catch-up (subscribe with since)', () => {
     });
     // A user of another tenant naming the same device id catches up on its own tenant's device: nothing.
     const stranger = await socketClient('other');
-    expect(await stranger.subscribe({ deviceId: 'boiler-4', since: 0 })).toMatchObject({ ok: true, last: null, replayed: 0, truncated: false });
+    expect(await stranger.subscribe({ deviceId: 'boiler-4', since: 0 })).toMatchObject({
+      ok: true,
+      last: null,
+      replayed: 0,
+      truncated: false,
+    });
     expect(stranger.events.filter((e) => typeof e === 'number')).toEqual([]);
   });
 
@@ -134,7 +149,10 @@ describe('gapless catch-up (subscribe with since)', () => {
   ])('Web PubSub (official client, %s)', (_name, reliable) => {
     async function webPubSubClient(tenant = TENANT) {
       const token = await userToken(tenant);
-      const res = await fetch(`${hub.url}/api/negotiate`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
+      const res = await fetch(`${hub.url}/api/negotiate`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}` },
+      });
       const { url } = (await res.json()) as { url: string };
       const client = await startOfficialClient(url, reliable);
       clients.push(client.client);
@@ -150,9 +168,17 @@ describe('gapless catch-up (subscribe with since)', () => {
       await publish(1, 250);
       await eventually(() => client.group.length === 4 && client.server.length === 1, 5000, 'replay, summary and live');
       expect(client.server[0]!.data).toEqual({
-        catchUp: { deviceId, since: 5, replayed: 3, truncated: false, last: expect.objectContaining({ deviceId, seq: 8 }) },
+        catchUp: {
+          deviceId,
+          since: 5,
+          replayed: 3,
+          truncated: false,
+          last: expect.objectContaining({ deviceId, seq: 8 }),
+        },
       });
-      expect(client.group.map((m) => [m.group, (m.data as WireReading).seq])).toEqual([6, 7, 8, 9].map((seq) => [`device:${TENANT}:${deviceId}`, seq]));
+      expect(client.group.map((m) => [m.group, (m.data as WireReading).seq])).toEqual(
+        [6, 7, 8, 9].map((seq) => [`device:${TENANT}:${deviceId}`, seq]),
+      );
     });
 
     it('a bad since is refused with BadRequest; another tenant catches up on its own device of that id only', async () => {
@@ -166,7 +192,9 @@ describe('gapless catch-up (subscribe with since)', () => {
       const stranger = await webPubSubClient('other');
       await stranger.client.sendEvent('subscribe', { deviceId, since: 0 }, 'json');
       await eventually(() => stranger.server.length === 1, 5000, 'the summary');
-      expect(stranger.server[0]!.data).toEqual({ catchUp: { deviceId, since: 0, replayed: 0, truncated: false, last: null } });
+      expect(stranger.server[0]!.data).toEqual({
+        catchUp: { deviceId, since: 0, replayed: 0, truncated: false, last: null },
+      });
       expect(stranger.group).toEqual([]);
     });
   });
@@ -174,7 +202,11 @@ describe('gapless catch-up (subscribe with since)', () => {
   describe('with History:Enabled=false (the newest readings kept in memory)', () => {
     let memoryHub: RunningApp;
     beforeAll(async () => {
-      memoryHub = await startApp(['--History:Enabled=false', '--Hub:CatchUpMax=5', '--Throttle:MaxPerSecondPerDevice=1000'], undefined, clock);
+      memoryHub = await startApp(
+        ['--History:Enabled=false', '--Hub:CatchUpMax=5', '--Throttle:MaxPerSecondPerDevice=1000'],
+        undefined,
+        clock,
+      );
     });
     afterAll(async () => memoryHub?.stop());
 
@@ -184,14 +216,22 @@ describe('gapless catch-up (subscribe with since)', () => {
       devices.push(device);
       for (let seq = 1; seq <= 8; seq++) {
         await device.publishAsync(`tenants/${TENANT}/devices/silo-1/telemetry`, JSON.stringify({ level: seq }));
-        await eventually(() => memoryHub.app.telemetry.registry.last(TENANT, 'silo-1')?.seq === seq, 5000, `seq ${seq} accepted`);
+        await eventually(
+          () => memoryHub.app.telemetry.registry.last(TENANT, 'silo-1')?.seq === seq,
+          5000,
+          `seq ${seq} accepted`,
+        );
         clock.advance(10);
       }
       const socket = await connectTelemetry(memoryHub.url, await userToken(TENANT));
       sockets.push(socket);
       const seqs: number[] = [];
       socket.on('reading', (r: WireReading) => seqs.push(r.seq));
-      expect(await socket.emitWithAck('subscribe', { deviceId: 'silo-1', since: 1 })).toMatchObject({ ok: true, replayed: 5, truncated: true });
+      expect(await socket.emitWithAck('subscribe', { deviceId: 'silo-1', since: 1 })).toMatchObject({
+        ok: true,
+        replayed: 5,
+        truncated: true,
+      });
       await device.publishAsync(`tenants/${TENANT}/devices/silo-1/telemetry`, JSON.stringify({ level: 9 }));
       await eventually(() => seqs.length === 6, 5000, 'replay and live');
       expect(seqs).toEqual([4, 5, 6, 7, 8, 9]);

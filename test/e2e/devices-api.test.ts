@@ -2,7 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, startApp, userToken, type RunningApp } from '../support/app-harness.js';
 import { DeviceFleet } from '../support/mqtt-device.js';
 
-type Page = { items: { deviceId: string; lastSeen: number; last: { seq: number; data: Record<string, unknown> } | null }[]; nextCursor: string | null };
+type Page = {
+  items: { deviceId: string; lastSeen: number; last: { seq: number; data: Record<string, unknown> } | null }[];
+  nextCursor: string | null;
+};
 
 describe('GET /v1/devices', () => {
   let hub: RunningApp;
@@ -18,12 +21,15 @@ describe('GET /v1/devices', () => {
   });
 
   async function publish(tenant: string, ids: string[]): Promise<void> {
-    for (const id of ids) await device.publishAsync(`tenants/${tenant}/devices/${id}/telemetry`, JSON.stringify({ v: id }), { qos: 1 });
+    for (const id of ids)
+      await device.publishAsync(`tenants/${tenant}/devices/${id}/telemetry`, JSON.stringify({ v: id }), { qos: 1 });
     await eventually(() => ids.every((id) => hub.app.telemetry.registry.last(tenant, id)), 3000, 'devices registered');
   }
 
   async function get(tenant: string, query: string): Promise<{ status: number; body: unknown; type: string | null }> {
-    const res = await fetch(`${hub.url}/v1/devices${query}`, { headers: { authorization: `Bearer ${await userToken(tenant)}` } });
+    const res = await fetch(`${hub.url}/v1/devices${query}`, {
+      headers: { authorization: `Bearer ${await userToken(tenant)}` },
+    });
     return { status: res.status, body: await res.json(), type: res.headers.get('content-type') };
   }
 
@@ -58,7 +64,11 @@ describe('GET /v1/devices', () => {
       const res = await get('p1', q);
       expect(res.status, q).toBe(400);
       expect(res.type).toMatch(/application\/problem\+json/);
-      expect(res.body).toMatchObject({ status: 400, code: 'HUB_ERR_HTTP_BAD_REQUEST', errors: { limit: expect.any(String) } });
+      expect(res.body).toMatchObject({
+        status: 400,
+        code: 'HUB_ERR_HTTP_BAD_REQUEST',
+        errors: { limit: expect.any(String) },
+      });
     }
     const bad = await get('p1', '?cursor=%%%not-a-cursor');
     expect(bad.status).toBe(400);

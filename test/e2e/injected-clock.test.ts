@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, userToken, type RunningApp } from '../support/app-harness.js';
-import { ManualClock } from '../support/manual-clock.js';
+import { ManualClock } from '../../src/adapters/memory/manual-clock.js';
 
 /**
  * The composition root hands its clock to every time-driven part; the throttle and token expiry are
@@ -39,6 +39,9 @@ describe('the application runs on the clock it is composed with', () => {
     const report = hub.app.health.run('clock-test');
     await clock.advanceAndSettle(0);
     clock.advance(1234);
-    expect(await report).toEqual({ status: 'Healthy', checks: [{ name: 'slow-on-the-clock', status: 'Healthy', durationMs: 1234 }] });
+    expect(await report).toEqual({
+      status: 'Healthy',
+      checks: [{ name: 'slow-on-the-clock', status: 'Healthy', durationMs: 1234 }],
+    });
   });
 });

@@ -2,9 +2,16 @@ import type { Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectTelemetry, eventually, startApp, userToken, type RunningApp } from '../support/app-harness.js';
 import { DeviceFleet } from '../support/mqtt-device.js';
-import { ManualClock } from '../support/manual-clock.js';
+import { ManualClock } from '../../src/adapters/memory/manual-clock.js';
 
-type Reading = { tenantId: string; deviceId: string; seq: number; ts: number; receivedAt: number; data: Record<string, unknown> };
+type Reading = {
+  tenantId: string;
+  deviceId: string;
+  seq: number;
+  ts: number;
+  receivedAt: number;
+  data: Record<string, unknown>;
+};
 
 describe('main job over the embedded broker: MQTT → throttle → device group → socket.io', () => {
   let hub: RunningApp;
@@ -33,7 +40,11 @@ describe('main job over the embedded broker: MQTT → throttle → device group 
 
   it('a subscribed client receives what a device publishes, with last on the ack', async () => {
     await device.publishAsync('tenants/t1/devices/dev-a/telemetry', JSON.stringify({ temperature: 20.5 }), { qos: 1 });
-    await eventually(() => hub.app.telemetry.registry.last('t1', 'dev-a') !== undefined, 3000, 'first reading accepted');
+    await eventually(
+      () => hub.app.telemetry.registry.last('t1', 'dev-a') !== undefined,
+      3000,
+      'first reading accepted',
+    );
     const socket = await subscriber('t1');
     const ack = (await socket.emitWithAck('subscribe', { deviceId: 'dev-a' })) as { ok: boolean; last: Reading | null };
     expect(ack.ok).toBe(true);
@@ -43,15 +54,28 @@ describe('main job over the embedded broker: MQTT → throttle → device group 
     const received: Reading[] = [];
     socket.on('reading', (r: Reading) => received.push(r));
     clock.advance(200); // a new throttle interval: the next reading goes out at once
-    await device.publishAsync('tenants/t1/devices/dev-a/telemetry', JSON.stringify({ temperature: 21, ts: '2026-11-22T10:00:00Z' }), { qos: 1 });
+    await device.publishAsync(
+      'tenants/t1/devices/dev-a/telemetry',
+      JSON.stringify({ temperature: 21, ts: '2026-11-22T10:00:00Z' }),
+      { qos: 1 },
+    );
     await eventually(() => received.length === 1, 3000, 'reading delivered');
-    expect(received[0]).toMatchObject({ tenantId: 't1', deviceId: 'dev-a', seq: 2, ts: Date.parse('2026-11-22T10:00:00Z'), data: { temperature: 21 } });
+    expect(received[0]).toMatchObject({
+      tenantId: 't1',
+      deviceId: 'dev-a',
+      seq: 2,
+      ts: Date.parse('2026-11-22T10:00:00Z'),
+      data: { temperature: 21 },
+    });
     expect(received[0]!.data).not.toHaveProperty('ts');
   });
 
   it('a tenant-t2 client cannot subscribe to a tenant-t1 device', async () => {
     const socket = await subscriber('t2');
-    const ack = (await socket.emitWithAck('subscribe', { tenantId: 't1', deviceId: 'dev-a' })) as { ok: boolean; error?: { code: string } };
+    const ack = (await socket.emitWithAck('subscribe', { tenantId: 't1', deviceId: 'dev-a' })) as {
+      ok: boolean;
+      error?: { code: string };
+    };
     expect(ack).toMatchObject({ ok: false, error: { code: 'HUB_ERR_HUB_GROUP_FORBIDDEN' } });
     // Its own subscription names its own tenant's device of that id, never t1's.
     const received: Reading[] = [];
@@ -66,7 +90,10 @@ describe('main job over the embedded broker: MQTT → throttle → device group 
 
   it('a malformed subscribe is answered with an error ack, and the connection stays usable', async () => {
     const socket = await subscriber('t1');
-    expect(await socket.emitWithAck('subscribe', { deviceId: '../etc' })).toMatchObject({ ok: false, error: { code: 'HUB_ERR_HUB_BAD_MESSAGE' } });
+    expect(await socket.emitWithAck('subscribe', { deviceId: '../etc' })).toMatchObject({
+      ok: false,
+      error: { code: 'HUB_ERR_HUB_BAD_MESSAGE' },
+    });
     expect(await socket.emitWithAck('subscribe', null)).toMatchObject({ ok: false });
     expect(await socket.emitWithAck('subscribe', { deviceId: 'dev-a' })).toMatchObject({ ok: true });
   });
@@ -82,7 +109,9 @@ describe('main job over the embedded broker: MQTT → throttle → device group 
     expect(await socket.emitWithAck('unsubscribe', { deviceId: 'dev-u' })).toEqual({ ok: true });
     clock.advance(250); // past the throttle interval: v2 is published at once, not held
     await device.publishAsync('tenants/t1/devices/dev-u/telemetry', JSON.stringify({ v: 2 }), { qos: 1 });
-    await device.publishAsync('tenants/t1/devices/dev-u-marker/telemetry', JSON.stringify({ marker: true }), { qos: 1 });
+    await device.publishAsync('tenants/t1/devices/dev-u-marker/telemetry', JSON.stringify({ marker: true }), {
+      qos: 1,
+    });
     await eventually(() => received.some((r) => r.deviceId === 'dev-u-marker'), 3000, 'the marker published after v2');
     expect(received.filter((r) => r.deviceId === 'dev-u').map((r) => r.data)).toEqual([{ v: 1 }]);
   });
@@ -112,8 +141,12 @@ describe('main job over the embedded broker: MQTT → throttle → device group 
   });
 
   it('refuses a connection without a token, or with a bad one, with connect_error data.code', async () => {
-    await expect(connectTelemetry(hub.url, undefined)).rejects.toMatchObject({ data: { code: 'HUB_ERR_AUTH_UNAUTHENTICATED' } });
-    await expect(connectTelemetry(hub.url, 'not-a-token')).rejects.toMatchObject({ data: { code: 'HUB_ERR_AUTH_INVALID_TOKEN' } });
+    await expect(connectTelemetry(hub.url, undefined)).rejects.toMatchObject({
+      data: { code: 'HUB_ERR_AUTH_UNAUTHENTICATED' },
+    });
+    await expect(connectTelemetry(hub.url, 'not-a-token')).rejects.toMatchObject({
+      data: { code: 'HUB_ERR_AUTH_INVALID_TOKEN' },
+    });
   });
 });
 
@@ -139,7 +172,9 @@ describe('bad input on the ingestion path', () => {
     const devices = 10;
     const socket = await connectTelemetry(hub.url, await userToken('t3'));
     const received = new Map<string, number[]>();
-    socket.on('reading', (r: Reading) => received.set(r.deviceId, [...(received.get(r.deviceId) ?? []), r.data.n as number]));
+    socket.on('reading', (r: Reading) =>
+      received.set(r.deviceId, [...(received.get(r.deviceId) ?? []), r.data.n as number]),
+    );
     for (let d = 0; d < devices; d++) await socket.emitWithAck('subscribe', { deviceId: `good-${d}` });
     let sentBad = 0;
     for (let round = 0; round < good; round++) {
@@ -148,13 +183,23 @@ describe('bad input on the ingestion path', () => {
         device.publish(`tenants/t3/devices/good-${k % devices}/telemetry`, bad[k % bad.length]!);
         sentBad++;
       }
-      for (let d = 0; d < devices; d++) device.publish(`tenants/t3/devices/good-${d}/telemetry`, JSON.stringify({ n: round }));
+      for (let d = 0; d < devices; d++)
+        device.publish(`tenants/t3/devices/good-${d}/telemetry`, JSON.stringify({ n: round }));
       const target = before.accepted + (round + 1) * devices;
-      await eventually(() => hub.app.telemetry.pipeline.stats().accepted === target, 10_000, `good readings of round ${round}`);
+      await eventually(
+        () => hub.app.telemetry.pipeline.stats().accepted === target,
+        10_000,
+        `good readings of round ${round}`,
+      );
       clock.advance(5);
     }
-    await eventually(() => [...received.values()].reduce((a, v) => a + v.length, 0) === good * devices, 10_000, 'every good reading');
-    for (let d = 0; d < devices; d++) expect(received.get(`good-${d}`)).toEqual(Array.from({ length: good }, (_, n) => n));
+    await eventually(
+      () => [...received.values()].reduce((a, v) => a + v.length, 0) === good * devices,
+      10_000,
+      'every good reading',
+    );
+    for (let d = 0; d < devices; d++)
+      expect(received.get(`good-${d}`)).toEqual(Array.from({ length: good }, (_, n) => n));
     const after = hub.app.telemetry.pipeline.stats();
     const dropped = (s: typeof after) => Object.values(s.dropped).reduce((a, b) => a + b, 0);
     expect(dropped(after) - dropped(before)).toBe(sentBad);
@@ -163,7 +208,6 @@ describe('bad input on the ingestion path', () => {
     await device.endAsync();
     await hub.stop();
   }, 30_000);
-
 });
 
 describe('live connections and token expiry', () => {

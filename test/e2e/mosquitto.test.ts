@@ -1,7 +1,7 @@
 import mqtt from 'mqtt';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { connectTelemetry, eventually, startApp, userToken, type RunningApp } from '../support/app-harness.js';
-import { ManualClock } from '../support/manual-clock.js';
+import { ManualClock } from '../../src/adapters/memory/manual-clock.js';
 import { requireService } from '../support/services.js';
 
 const MOSQUITTO = 'mqtt://127.0.0.1:1883';
@@ -20,7 +20,11 @@ describe('MQTT ingestion through a real Mosquitto broker', () => {
   });
 
   async function hubOnMosquitto(clientId: string, extra: string[] = [], clock?: ManualClock): Promise<RunningApp> {
-    const hub = await startApp([`--ConnectionStrings:mqtt=${MOSQUITTO}`, `--Ingestion:Mqtt:ClientId=${clientId}`, ...extra], undefined, clock);
+    const hub = await startApp(
+      [`--ConnectionStrings:mqtt=${MOSQUITTO}`, `--Ingestion:Mqtt:ClientId=${clientId}`, ...extra],
+      undefined,
+      clock,
+    );
     cleanup.push(() => hub.stop());
     await eventually(() => hub.app.telemetry.ingestion.connected, 5000, 'connected to mosquitto');
     return hub;
@@ -54,7 +58,9 @@ describe('MQTT ingestion through a real Mosquitto broker', () => {
     expect(got[1]).not.toHaveProperty('traceparent');
   });
 
-  it('keeps a persistent QoS 1 session: readings published while the hub was down arrive after restart', async ({ skip }) => {
+  it('keeps a persistent QoS 1 session: readings published while the hub was down arrive after restart', async ({
+    skip,
+  }) => {
     if (!available) return skip();
     const tenant = `mp-${run}`;
     const clientId = `hub-persist-${run}`;
@@ -68,7 +74,11 @@ describe('MQTT ingestion through a real Mosquitto broker', () => {
       await device.publishAsync(`tenants/${tenant}/devices/d1/telemetry`, JSON.stringify({ n }), { qos: 1 });
     }
     const second = await hubOnMosquitto(clientId);
-    await eventually(() => second.app.telemetry.registry.last(tenant, 'd1')?.data.n === 2, 5000, 'missed readings after restart');
+    await eventually(
+      () => second.app.telemetry.registry.last(tenant, 'd1')?.data.n === 2,
+      5000,
+      'missed readings after restart',
+    );
     expect(second.app.telemetry.registry.last(tenant, 'd1')?.seq).toBe(3);
   });
 
@@ -78,7 +88,12 @@ describe('MQTT ingestion through a real Mosquitto broker', () => {
     const clientId = `hub-reconnect-${run}`;
     const hub = await hubOnMosquitto(clientId);
     // A second client with the same id makes the broker drop the hub's connection (MQTT "session takeover").
-    const usurper = await mqtt.connectAsync(MOSQUITTO, { protocolVersion: 5, clientId, clean: true, reconnectPeriod: 0 });
+    const usurper = await mqtt.connectAsync(MOSQUITTO, {
+      protocolVersion: 5,
+      clientId,
+      clean: true,
+      reconnectPeriod: 0,
+    });
     await usurper.endAsync();
     await eventually(() => hub.app.telemetry.ingestion.connected, 10_000, 'reconnected');
     const device = await mqtt.connectAsync(MOSQUITTO, { protocolVersion: 5, clientId: `devr-${run}` });

@@ -1,6 +1,6 @@
 import mqtt from 'mqtt';
 import { afterEach, describe, expect, it } from 'vitest';
-import { waitFor } from '../eventhubs/wait-for.js';
+import { waitFor } from '../adapters/eventhubs/wait-for.js';
 import { startApp, type RunningApp } from '../support/app-harness.js';
 import { privateMosquitto, requireCommand, type PrivateServer } from '../support/private-server.js';
 
@@ -33,7 +33,9 @@ describe('issue 14: an external MQTT broker that is down or lost is survived', (
     app = broker = undefined;
   });
 
-  it('down at start: live and unready naming ingestion; lost while running: the same; back: ready and readings flow, without a restart', async ({ skip }) => {
+  it('down at start: live and unready naming ingestion; lost while running: the same; back: ready and readings flow, without a restart', async ({
+    skip,
+  }) => {
     if (!available) return skip();
     broker = await privateMosquitto();
     const url = `mqtt://127.0.0.1:${broker.port}`;
@@ -53,6 +55,10 @@ describe('issue 14: an external MQTT broker that is down or lost is survived', (
     const device = await mqtt.connectAsync(url, { protocolVersion: 5, clientId: 'outage-device' });
     await device.publishAsync('tenants/t/devices/d1/telemetry', JSON.stringify({ back: true }), { qos: 1 });
     await device.endAsync();
-    await waitFor('a reading through the returned broker', () => app!.app.telemetry.registry.last('t', 'd1')?.data['back'] === true, 5000);
+    await waitFor(
+      'a reading through the returned broker',
+      () => app!.app.telemetry.registry.last('t', 'd1')?.data['back'] === true,
+      5000,
+    );
   }, 60_000);
 });

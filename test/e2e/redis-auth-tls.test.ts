@@ -1,11 +1,11 @@
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { waitFor } from '../eventhubs/wait-for.js';
+import { waitFor } from '../adapters/eventhubs/wait-for.js';
 import { startChildHub, type ChildHub } from '../support/child-hub.js';
 import { privateServer, requireCommand, type PrivateServer } from '../support/private-server.js';
+import { testCertificates } from '../support/test-certificates.js';
 
 const PASSWORD = 'pw-7f3a9c1e55d2';
 
@@ -20,18 +20,13 @@ async function redisCheck(hub: ChildHub): Promise<{ status: number; redis: Check
   return { status: res.status, redis: body.checks.find((c) => c.name === 'redis') };
 }
 
-const hubArgs = (redisUrl: string) => ['--environment=Development', '--Http:Port=0', '--Ingestion:Mqtt:EmbeddedPort=0', '--Simulator:Devices=0', `--ConnectionStrings:redis=${redisUrl}`];
-
-/** A throwaway CA and a server certificate for 127.0.0.1 signed by it. */
-function certificates(dir: string): boolean {
-  const run = (args: string[]) => spawnSync('openssl', args, { cwd: dir, stdio: 'ignore' }).status === 0;
-  writeFileSync(join(dir, 'san.ext'), 'subjectAltName=IP:127.0.0.1\n');
-  return (
-    run(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '1', '-subj', '/CN=test-ca']) &&
-    run(['req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=127.0.0.1']) &&
-    run(['x509', '-req', '-in', 'server.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'server.pem', '-days', '1', '-extfile', 'san.ext'])
-  );
-}
+const hubArgs = (redisUrl: string) => [
+  '--environment=Development',
+  '--Http:Port=0',
+  '--Ingestion:Mqtt:EmbeddedPort=0',
+  '--Simulator:Devices=0',
+  `--ConnectionStrings:redis=${redisUrl}`,
+];
 
 describe('issue 14: a Redis URL with a password, and rediss:// (TLS)', () => {
   const available = requireCommand('redis-server', 'a private Redis with a password and TLS');
@@ -45,9 +40,20 @@ describe('issue 14: a Redis URL with a password, and rediss:// (TLS)', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('the password in the URL authenticates every connection (ready 200); a wrong one leaves the hub running, unready, and never logged', async ({ skip }) => {
+  it('the password in the URL authenticates every connection (ready 200); a wrong one leaves the hub running, unready, and never logged', async ({
+    skip,
+  }) => {
     if (!available) return skip();
-    const redis = await privateServer('redis-server', (port) => ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--requirepass', PASSWORD]);
+    const redis = await privateServer('redis-server', (port) => [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--requirepass',
+      PASSWORD,
+    ]);
     servers.push(redis);
     await redis.start();
     const good = await startChildHub(hubArgs(`redis://:${PASSWORD}@127.0.0.1:${redis.port}`), {}, 60_000);
@@ -64,16 +70,38 @@ describe('issue 14: a Redis URL with a password, and rediss:// (TLS)', () => {
     expect(wrong.output() + good.output()).not.toContain(PASSWORD);
   }, 120_000);
 
-  it('rediss:// connects over TLS (a server trusted through the CA the process is given), with a password', async ({ skip }) => {
+  it('rediss:// connects over TLS (a server trusted through the CA the process is given), with a password', async ({
+    skip,
+  }) => {
     if (!available || !requireCommand('openssl', 'to make a test certificate')) return skip();
-    if (!certificates(dir)) throw new Error('openssl could not make the test certificates');
+    if (!testCertificates(dir)) throw new Error('openssl could not make the test certificates');
     const redis = await privateServer('redis-server', (port) => [
-      '--port', '0', '--tls-port', String(port), '--bind', '127.0.0.1', '--save', '', '--requirepass', PASSWORD,
-      '--tls-cert-file', join(dir, 'server.pem'), '--tls-key-file', join(dir, 'server.key'), '--tls-ca-cert-file', join(dir, 'ca.pem'), '--tls-auth-clients', 'no',
+      '--port',
+      '0',
+      '--tls-port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--requirepass',
+      PASSWORD,
+      '--tls-cert-file',
+      join(dir, 'server.pem'),
+      '--tls-key-file',
+      join(dir, 'server.key'),
+      '--tls-ca-cert-file',
+      join(dir, 'ca.pem'),
+      '--tls-auth-clients',
+      'no',
     ]);
     servers.push(redis);
     await redis.start();
-    const hub = await startChildHub(hubArgs(`rediss://:${PASSWORD}@127.0.0.1:${redis.port}`), { NODE_EXTRA_CA_CERTS: join(dir, 'ca.pem') }, 60_000);
+    const hub = await startChildHub(
+      hubArgs(`rediss://:${PASSWORD}@127.0.0.1:${redis.port}`),
+      { NODE_EXTRA_CA_CERTS: join(dir, 'ca.pem') },
+      60_000,
+    );
     hubs.push(hub);
     await waitFor('ready with redis Healthy over TLS', async () => (await redisCheck(hub)).status === 200, 15_000);
     expect((await redisCheck(hub)).redis?.status).toBe('Healthy');

@@ -1,7 +1,7 @@
 import { WebPubSubServiceClient } from '@azure/web-pubsub';
 import type { Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectClient, type Subscriber } from '../serverless/serverless-harness.js';
+import { connectClient, type Subscriber } from '../features/serverless/serverless-harness.js';
 import { connectTelemetry, eventually, startApp, userToken, type RunningApp } from '../support/app-harness.js';
 import { requireService } from '../support/services.js';
 
@@ -27,7 +27,8 @@ async function clientsOn(app: RunningApp): Promise<Clients> {
   const webPubSub = await connectClient(app.url, token, false);
   const webPubSubMessages: unknown[] = [];
   // Both kinds in one list, so order across them is compared too; bytes as Buffers to compare content.
-  const keep = (m: { data: unknown }) => webPubSubMessages.push({ ...m, data: m.data instanceof ArrayBuffer ? Buffer.from(m.data) : m.data });
+  const keep = (m: { data: unknown }) =>
+    webPubSubMessages.push({ ...m, data: m.data instanceof ArrayBuffer ? Buffer.from(m.data) : m.data });
   webPubSub.client.on('group-message', (e) => keep(e.message));
   webPubSub.client.on('server-message', (e) => keep(e.message));
   await webPubSub.client.joinGroup(GROUP);
@@ -42,7 +43,8 @@ describe('management sends across two instances over real Redis', () => {
   beforeAll(async () => {
     available = await requireService('Redis', 6379);
     if (!available) return;
-    for (let i = 0; i < 2; i++) apps.push(await startApp(['--ConnectionStrings:redis=redis://127.0.0.1:6379', `--Hub:Name=xi${run}`]));
+    for (let i = 0; i < 2; i++)
+      apps.push(await startApp(['--ConnectionStrings:redis=redis://127.0.0.1:6379', `--Hub:Name=xi${run}`]));
   });
 
   afterAll(async () => {
@@ -59,16 +61,27 @@ describe('management sends across two instances over real Redis', () => {
     const onA = await clientsOn(a);
     const onB = await clientsOn(b);
     clients.push(onA, onB);
-    const service = new WebPubSubServiceClient(`Endpoint=${a.url};AccessKey=${a.app.config.hub.accessKey};Version=1.0;`, `xi${run}`, {
-      allowInsecureConnection: true,
-      retryOptions: { maxRetries: 0 },
-    });
+    const service = new WebPubSubServiceClient(
+      `Endpoint=${a.url};AccessKey=${a.app.config.hub.accessKey};Version=1.0;`,
+      `xi${run}`,
+      {
+        allowInsecureConnection: true,
+        retryOptions: { maxRetries: 0 },
+      },
+    );
     const bytes = Buffer.from([0, 1, 104, 105, 255]);
     // User JSON that an encoding of bytes could be mistaken for.
     const lookalike = { $b64: 'aGk=', type: 'Buffer', data: [104, 105] };
 
     // What the serverless telemetryToGroups function sends: a Reading of the group's device.
-    const reading = { tenantId: TENANT, deviceId: 'd1', seq: 5, ts: 1763800000000, receivedAt: 1763800000004, data: { t: 2 } };
+    const reading = {
+      tenantId: TENANT,
+      deviceId: 'd1',
+      seq: 5,
+      ts: 1763800000000,
+      receivedAt: 1763800000004,
+      data: { t: 2 },
+    };
 
     const group = service.group(GROUP);
     await group.sendToAll(reading);

@@ -1,8 +1,8 @@
 import mqtt from 'mqtt';
 import type { Socket } from 'socket.io-client';
 import { afterEach, describe, expect, it } from 'vitest';
-import { readingMessage } from '../../src/hub/outbound-message.js';
-import { waitFor } from '../eventhubs/wait-for.js';
+import { readingMessage } from '../../src/wire/outbound-message.js';
+import { waitFor } from '../adapters/eventhubs/wait-for.js';
 import { startChildHub } from '../support/child-hub.js';
 import { connectTelemetry, eventually, startApp, userToken, type RunningApp } from '../support/app-harness.js';
 import { privateRedis, redisUrl, requireCommand, type PrivateServer } from '../support/private-server.js';
@@ -40,7 +40,8 @@ describe('issue 14: a Redis that is down or lost is survived, never amplified', 
 
   async function twoInstances(url: string): Promise<[RunningApp, RunningApp]> {
     const hubName = `outage${process.pid}x${Date.now().toString(36)}`;
-    for (let i = 0; i < 2; i++) apps.push(await startApp([`--ConnectionStrings:redis=${url}`, `--Hub:Name=${hubName}`]));
+    for (let i = 0; i < 2; i++)
+      apps.push(await startApp([`--ConnectionStrings:redis=${url}`, `--Hub:Name=${hubName}`]));
     return apps as [RunningApp, RunningApp];
   }
 
@@ -54,9 +55,18 @@ describe('issue 14: a Redis that is down or lost is survived, never amplified', 
     return got;
   }
 
-  const reading = (deviceId: string, seq: number) => ({ tenantId: 't', deviceId, seq, ts: seq, receivedAt: seq, data: { seq } });
+  const reading = (deviceId: string, seq: number) => ({
+    tenantId: 't',
+    deviceId,
+    seq,
+    ts: seq,
+    receivedAt: seq,
+    data: { seq },
+  });
 
-  it('Redis down at start: the hub starts live and unready naming redis, then serves across instances once Redis is up, without a restart', async ({ skip }) => {
+  it('Redis down at start: the hub starts live and unready naming redis, then serves across instances once Redis is up, without a restart', async ({
+    skip,
+  }) => {
     if (!available) return skip();
     redis = await privateRedis();
     const [a, b] = await twoInstances(redisUrl(redis));
@@ -68,7 +78,8 @@ describe('issue 14: a Redis that is down or lost is survived, never amplified', 
     expect(redisCheck(before.checks)?.description).toMatch(/redis/);
 
     await redis.start();
-    for (const app of [a, b]) await waitFor('ready 200 once Redis is up', async () => (await ready(app)).status === 200, RECOVERY_MS);
+    for (const app of [a, b])
+      await waitFor('ready 200 once Redis is up', async () => (await ready(app)).status === 200, RECOVERY_MS);
 
     const got = await subscriber(b, 'd1');
     a.app.telemetry.hub.sendToGroup('device:t:d1', readingMessage(reading('d1', 1)));
@@ -76,23 +87,41 @@ describe('issue 14: a Redis that is down or lost is survived, never amplified', 
     expect(got[0]).toEqual(reading('d1', 1));
   }, 40_000);
 
-  it('the built hub as a process, Redis down at start: it keeps running (no exit 1), unready until Redis is up, and logs its instance id', async ({ skip }) => {
+  it('the built hub as a process, Redis down at start: it keeps running (no exit 1), unready until Redis is up, and logs its instance id', async ({
+    skip,
+  }) => {
     if (!available) return skip();
     redis = await privateRedis();
-    const hub = await startChildHub(['--environment=Development', '--Http:Port=0', '--Ingestion:Mqtt:EmbeddedPort=0', `--ConnectionStrings:redis=${redisUrl(redis)}`, '--Hub:InstanceId=proc-1']);
+    const hub = await startChildHub([
+      '--environment=Development',
+      '--Http:Port=0',
+      '--Ingestion:Mqtt:EmbeddedPort=0',
+      `--ConnectionStrings:redis=${redisUrl(redis)}`,
+      '--Hub:InstanceId=proc-1',
+    ]);
     try {
       expect((await fetch(`${hub.url}/health/live`)).status).toBe(200);
       expect((await fetch(`${hub.url}/health/ready`)).status).toBe(503);
       await redis.start();
-      await waitFor('ready 200 once Redis is up', async () => (await fetch(`${hub.url}/health/ready`)).status === 200, RECOVERY_MS);
+      await waitFor(
+        'ready 200 once Redis is up',
+        async () => (await fetch(`${hub.url}/health/ready`)).status === 200,
+        RECOVERY_MS,
+      );
       expect(hub.child.exitCode).toBeNull();
-      await waitFor('the ready line with the instance id', () => /telemetry hub ready/.test(hub.output()) && /proc-1/.test(hub.output()), 5000);
+      await waitFor(
+        'the ready line with the instance id',
+        () => /telemetry hub ready/.test(hub.output()) && /proc-1/.test(hub.output()),
+        5000,
+      );
     } finally {
       expect(await hub.stop()).toBe(0);
     }
   }, 40_000);
 
-  it('Redis lost while running: both unready, local delivery continues, cross-instance delivery resumes when Redis returns', async ({ skip }) => {
+  it('Redis lost while running: both unready, local delivery continues, cross-instance delivery resumes when Redis returns', async ({
+    skip,
+  }) => {
     if (!available) return skip();
     redis = await privateRedis();
     await redis.start();
@@ -106,10 +135,14 @@ describe('issue 14: a Redis that is down or lost is survived, never amplified', 
 
     await redis.stop();
     for (const app of [a, b]) {
-      await waitFor('ready 503 naming redis', async () => {
-        const r = await ready(app);
-        return r.status === 503 && redisCheck(r.checks)?.status === 'Unhealthy';
-      }, RECOVERY_MS);
+      await waitFor(
+        'ready 503 naming redis',
+        async () => {
+          const r = await ready(app);
+          return r.status === 503 && redisCheck(r.checks)?.status === 'Unhealthy';
+        },
+        RECOVERY_MS,
+      );
     }
     expect((await fetch(`${a.url}/health/live`)).status).toBe(200);
     // Local delivery does not depend on Redis: a reading from an MQTT source goes to this instance's clients.
@@ -118,7 +151,8 @@ describe('issue 14: a Redis that is down or lost is survived, never amplified', 
     await eventually(() => onA.length === 3, 3000, 'local readings on A while Redis is down');
 
     await redis.start();
-    for (const app of [a, b]) await waitFor('ready 200 once Redis is back', async () => (await ready(app)).status === 200, RECOVERY_MS);
+    for (const app of [a, b])
+      await waitFor('ready 200 once Redis is back', async () => (await ready(app)).status === 200, RECOVERY_MS);
     const seen = onB.length;
     a.app.telemetry.hub.sendToGroup('device:t:d2', readingMessage(reading('d2', 4)));
     await eventually(() => onB.length > seen, 3000, 'cross-instance delivery after Redis returned');
@@ -126,13 +160,22 @@ describe('issue 14: a Redis that is down or lost is survived, never amplified', 
     expect(onA.at(-1)).toEqual(reading('d2', 4));
   }, 60_000);
 
-  it('Redis restarted mid-run with MQTT readings flowing: the lease is taken again, cross-instance delivery resumes, and seq goes on increasing', async ({ skip }) => {
+  it('Redis restarted mid-run with MQTT readings flowing: the lease is taken again, cross-instance delivery resumes, and seq goes on increasing', async ({
+    skip,
+  }) => {
     if (!available || !(await requireService('Mosquitto', 1883))) return skip();
     redis = await privateRedis();
     await redis.start();
     const hubName = `restart${process.pid}x${Date.now().toString(36)}`;
     for (let i = 0; i < 2; i++) {
-      apps.push(await startApp([`--ConnectionStrings:redis=${redisUrl(redis)}`, `--Hub:Name=${hubName}`, '--ConnectionStrings:mqtt=mqtt://127.0.0.1:1883', '--Cluster:IngestLeaseSeconds=1']));
+      apps.push(
+        await startApp([
+          `--ConnectionStrings:redis=${redisUrl(redis)}`,
+          `--Hub:Name=${hubName}`,
+          '--ConnectionStrings:mqtt=mqtt://127.0.0.1:1883',
+          '--Cluster:IngestLeaseSeconds=1',
+        ]),
+      );
     }
     const [a, b] = apps as [RunningApp, RunningApp];
     await eventually(() => a.app.telemetry.lease!.held && a.app.telemetry.ingestion.connected, 10_000, 'A ingesting');
@@ -142,7 +185,8 @@ describe('issue 14: a Redis that is down or lost is survived, never amplified', 
     await socket.emitWithAck('subscribe', { deviceId: 'r1' });
     socket.on('reading', (r: { seq: number; data: { n: number } }) => onB.push(r));
     const device = await mqtt.connectAsync('mqtt://127.0.0.1:1883', { clientId: `restart-dev-${hubName}` });
-    const publish = (n: number) => device.publishAsync('tenants/t/devices/r1/telemetry', JSON.stringify({ n }), { qos: 1 });
+    const publish = (n: number) =>
+      device.publishAsync('tenants/t/devices/r1/telemetry', JSON.stringify({ n }), { qos: 1 });
     try {
       await publish(1);
       await eventually(() => onB.length === 1, 10_000, 'reading 1 on B');
@@ -150,7 +194,8 @@ describe('issue 14: a Redis that is down or lost is survived, never amplified', 
       await redis.stop();
       await redis.start();
       // A Redis that restarted empty: the lease is free and taken again, the subscriptions come back.
-      for (const app of [a, b]) await waitFor('ready 200 once Redis is back', async () => (await ready(app)).status === 200, RECOVERY_MS);
+      for (const app of [a, b])
+        await waitFor('ready 200 once Redis is back', async () => (await ready(app)).status === 200, RECOVERY_MS);
       await eventually(() => apps.some((app) => app.app.telemetry.lease!.held), 10_000, 'an ingester again');
       for (let n = 2; n <= 3; n++) {
         await publish(n);
@@ -163,7 +208,14 @@ describe('issue 14: a Redis that is down or lost is survived, never amplified', 
     } finally {
       await device.endAsync();
       // The cluster's persistent session on the shared broker.
-      await (await mqtt.connectAsync('mqtt://127.0.0.1:1883', { protocolVersion: 5, clientId: a.app.config.mqtt.clientId, clean: true, reconnectPeriod: 0 })).endAsync();
+      await (
+        await mqtt.connectAsync('mqtt://127.0.0.1:1883', {
+          protocolVersion: 5,
+          clientId: a.app.config.mqtt.clientId,
+          clean: true,
+          reconnectPeriod: 0,
+        })
+      ).endAsync();
     }
   }, 60_000);
 });

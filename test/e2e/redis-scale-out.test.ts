@@ -1,7 +1,7 @@
 import mqtt from 'mqtt';
 import type { Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HubOutboundMessage, readingMessage } from '../../src/hub/outbound-message.js';
+import { HubOutboundMessage, readingMessage } from '../../src/wire/outbound-message.js';
 import { connectTelemetry, eventually, startApp, userToken, type RunningApp } from '../support/app-harness.js';
 import { requireService } from '../support/services.js';
 
@@ -47,7 +47,9 @@ describe('scale-out across two instances over Redis', () => {
     expect(got[0]).toEqual(data);
   });
 
-  it('an MQTT reading reaches a subscriber on the other instance exactly once (the lease holder ingests it and relays it)', async ({ skip }) => {
+  it('an MQTT reading reaches a subscriber on the other instance exactly once (the lease holder ingests it and relays it)', async ({
+    skip,
+  }) => {
     if (!available) return skip();
     const socket = await connectTelemetry(apps[1]!.url, await userToken(`scale-${run}`));
     sockets.push(socket);
@@ -56,16 +58,30 @@ describe('scale-out across two instances over Redis', () => {
     socket.on('reading', (r: { data: Record<string, unknown> }) => got.push(r));
     // The marker below is a management-style send, so socket.io gets it as a `message` event.
     let marker = false;
-    socket.on('message', (m: { data: { data?: Record<string, unknown> } }) => (marker ||= m.data.data?.['marker'] === true));
+    socket.on(
+      'message',
+      (m: { data: { data?: Record<string, unknown> } }) => (marker ||= m.data.data?.['marker'] === true),
+    );
     const device = await mqtt.connectAsync('mqtt://127.0.0.1:1883', { clientId: `scale-dev-${run}` });
     await device.publishAsync(`tenants/scale-${run}/devices/once/telemetry`, JSON.stringify({ v: 1 }), { qos: 1 });
     await eventually(() => got.length >= 1, 3000, 'reading');
     // Barrier: once A (the lease holder, started first) has taken the reading, a marker A sends to
     // the group after it travels the reading's path (A's backplane, then B), so a second copy would arrive first.
     const [a] = apps as [RunningApp, RunningApp];
-    await eventually(() => a.app.telemetry.registry.last(`scale-${run}`, 'once') !== undefined, 3000, 'A ingested the reading');
+    await eventually(
+      () => a.app.telemetry.registry.last(`scale-${run}`, 'once') !== undefined,
+      3000,
+      'A ingested the reading',
+    );
     const group = `device:scale-${run}:once`;
-    a.app.telemetry.hub.sendToGroup(group, new HubOutboundMessage({ kind: 'group', group }, 'json', { tenantId: `scale-${run}`, deviceId: 'once', data: { marker: true } }));
+    a.app.telemetry.hub.sendToGroup(
+      group,
+      new HubOutboundMessage({ kind: 'group', group }, 'json', {
+        tenantId: `scale-${run}`,
+        deviceId: 'once',
+        data: { marker: true },
+      }),
+    );
     await eventually(() => marker, 3000, 'the marker from A');
     expect(got.filter((m) => m.data?.['v'] === 1)).toHaveLength(1);
     await device.endAsync();
@@ -73,7 +89,9 @@ describe('scale-out across two instances over Redis', () => {
 
   it('readiness reports Redis', async ({ skip }) => {
     if (!available) return skip();
-    const body = (await (await fetch(`${apps[0]!.url}/health/ready`)).json()) as { checks: { name: string; status: string }[] };
+    const body = (await (await fetch(`${apps[0]!.url}/health/ready`)).json()) as {
+      checks: { name: string; status: string }[];
+    };
     expect(body.checks).toContainEqual(expect.objectContaining({ name: 'redis', status: 'Healthy' }));
   });
 });

@@ -22,8 +22,13 @@ async function stalledClient(
   await new Promise((resolve) => ws.once('open', resolve));
   ws.send(`40/telemetry,${JSON.stringify({ token })}`);
   await eventually(() => frames.some((f) => f.startsWith('40/telemetry,')), 3000, 'namespace connected');
-  for (const [i, deviceId] of deviceIds.entries()) ws.send(`42/telemetry,${i}["subscribe",${JSON.stringify({ deviceId })}]`);
-  await eventually(() => frames.filter((f) => f.startsWith('43/telemetry,')).length === deviceIds.length, 3000, 'subscribe acks');
+  for (const [i, deviceId] of deviceIds.entries())
+    ws.send(`42/telemetry,${i}["subscribe",${JSON.stringify({ deviceId })}]`);
+  await eventually(
+    () => frames.filter((f) => f.startsWith('43/telemetry,')).length === deviceIds.length,
+    3000,
+    'subscribe acks',
+  );
   frames.length = 0;
   // Stop reading: the kernel buffers fill, then the server sees a client that never reads.
   (ws as unknown as { _socket: { pause(): void } })._socket.pause();
@@ -31,7 +36,8 @@ async function stalledClient(
     ws,
     /** Reads again until `done` holds for the readings received since the stall. */
     async resume(done) {
-      const readings = () => frames.filter((f) => f.startsWith('42/telemetry,')).map((f) => JSON.parse(f.slice('42/telemetry,'.length))[1]);
+      const readings = () =>
+        frames.filter((f) => f.startsWith('42/telemetry,')).map((f) => JSON.parse(f.slice('42/telemetry,'.length))[1]);
       (ws as unknown as { _socket: { resume(): void } })._socket.resume();
       await eventually(() => done(readings()), 5000, 'the stalled client to catch up');
       return readings();
@@ -78,7 +84,8 @@ describe('slow consumers', () => {
     type Delivered = { deviceId: string; data: { n: number } };
     const newest = (readings: Delivered[], id: string) => readings.filter((r) => r.deviceId === id).at(-1)?.data.n;
     const delivered = (await stalled.resume(
-      (readings) => newest(readings as Delivered[], 'd0') === total - 2 && newest(readings as Delivered[], 'd1') === total - 1,
+      (readings) =>
+        newest(readings as Delivered[], 'd0') === total - 2 && newest(readings as Delivered[], 'd1') === total - 1,
     )) as Delivered[];
     // It got far fewer than were sent (conflated), and the newest of each device came through.
     expect(delivered.length).toBeLessThan(total);

@@ -1,12 +1,14 @@
 import type { Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { WireReading } from '../../src/protocol/reading.js';
+import type { WireReading } from '../../src/wire/reading.js';
 import { connectTelemetry, eventually, startApp, userToken, type RunningApp } from '../support/app-harness.js';
 import { DeviceFleet } from '../support/mqtt-device.js';
 
 /** The net.Socket under a socket.io-client's WebSocket transport (engine.io-client uses `ws` in Node). */
 function tcpSocketOf(socket: Socket): { pause(): void; resume(): void } {
-  const engine = socket.io.engine as unknown as { transport: { name: string; ws: { _socket: { pause(): void; resume(): void } } } };
+  const engine = socket.io.engine as unknown as {
+    transport: { name: string; ws: { _socket: { pause(): void; resume(): void } } };
+  };
   expect(engine.transport.name).toBe('websocket');
   return engine.transport.ws._socket;
 }
@@ -51,8 +53,13 @@ describe('socket.io slow consumer following many devices', () => {
     // Round by round, each taken in by the hub before the next: the stalled connection keeps being
     // offered readings while its buffers are full.
     for (let round = 0; round < rounds; round++) {
-      for (const deviceId of devices) publisher.publish(`tenants/${tenant}/devices/${deviceId}/telemetry`, JSON.stringify({ round, filler }));
-      await eventually(() => devices.every((d) => registry.last(tenant, d)?.data.round === round), 15_000, `round ${round} accepted by the hub`);
+      for (const deviceId of devices)
+        publisher.publish(`tenants/${tenant}/devices/${deviceId}/telemetry`, JSON.stringify({ round, filler }));
+      await eventually(
+        () => devices.every((d) => registry.last(tenant, d)?.data.round === round),
+        15_000,
+        `round ${round} accepted by the hub`,
+      );
     }
     const expected = new Map(devices.map((d) => [d, registry.last(tenant, d)!.seq]));
 

@@ -1,5 +1,5 @@
 import { WebPubSubServiceClient } from '@azure/web-pubsub';
-import { HubOutboundMessage } from '../../src/hub/outbound-message.js';
+import { HubOutboundMessage } from '../../src/wire/outbound-message.js';
 import type { Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectTelemetry, eventually, startApp, userToken, type RunningApp } from '../support/app-harness.js';
@@ -19,10 +19,14 @@ describe('socket.io wire forms of every hub message kind (official socket.io-cli
 
   beforeAll(async () => {
     hub = await startApp(['--Throttle:MaxPerSecondPerDevice=1000']);
-    service = new WebPubSubServiceClient(`Endpoint=${hub.url};AccessKey=${hub.app.config.hub.accessKey};Version=1.0;`, hub.app.config.hub.name, {
-      allowInsecureConnection: true,
-      retryOptions: { maxRetries: 0 },
-    });
+    service = new WebPubSubServiceClient(
+      `Endpoint=${hub.url};AccessKey=${hub.app.config.hub.accessKey};Version=1.0;`,
+      hub.app.config.hub.name,
+      {
+        allowInsecureConnection: true,
+        retryOptions: { maxRetries: 0 },
+      },
+    );
   });
 
   afterAll(async () => {
@@ -75,7 +79,14 @@ describe('socket.io wire forms of every hub message kind (official socket.io-cli
 
   it("a management send of a Reading of the group's own device is a reading (the serverless telemetryToGroups path)", async () => {
     const { events } = await subscribed('wire', 'dev5');
-    const reading = { tenantId: 'wire', deviceId: 'dev5', seq: 7, ts: 1763800000000, receivedAt: 1763800000004, data: { t: 1 } };
+    const reading = {
+      tenantId: 'wire',
+      deviceId: 'dev5',
+      seq: 7,
+      ts: 1763800000000,
+      receivedAt: 1763800000004,
+      data: { t: 1 },
+    };
     await service.group('device:wire:dev5').sendToAll(reading);
     await eventually(() => events.length === 1, 5000, 'the reading');
     expect(events).toEqual([['reading', reading]]);
@@ -85,11 +96,20 @@ describe('socket.io wire forms of every hub message kind (official socket.io-cli
     const { events } = await subscribed('wire', 'dev2');
     const device = await connectDevice(hub.brokerUrl!, 'wire', 'dev2');
     await eventually(() => hub.app.telemetry.ingestion.connected, 5000, 'ingestion connected');
-    await device.publishAsync('tenants/wire/devices/dev2/telemetry', JSON.stringify({ ts: 1763800000000, t: 21.5 }), { qos: 1 });
+    await device.publishAsync('tenants/wire/devices/dev2/telemetry', JSON.stringify({ ts: 1763800000000, t: 21.5 }), {
+      qos: 1,
+    });
     await eventually(() => events.length === 1, 5000, 'the reading');
     expect(events[0]).toEqual([
       'reading',
-      { tenantId: 'wire', deviceId: 'dev2', seq: expect.any(Number), ts: 1763800000000, receivedAt: expect.any(Number), data: { t: 21.5 } },
+      {
+        tenantId: 'wire',
+        deviceId: 'dev2',
+        seq: expect.any(Number),
+        ts: 1763800000000,
+        receivedAt: expect.any(Number),
+        data: { t: 21.5 },
+      },
     ]);
     await device.endAsync();
   });
@@ -107,7 +127,8 @@ describe('socket.io wire forms of every hub message kind (official socket.io-cli
     const disconnected = new Promise<string>((resolve) => socket.once('disconnect', resolve));
     // Sent in one go: no write can complete in between. The socket's stream takes what fits under its
     // high-water mark (written), the outbox holds the rest, so 3000 leaves well over 1000 waiting.
-    for (let n = 0; n < 3000; n++) hub.app.telemetry.hub.sendToConnection(socket.id!, new HubOutboundMessage({ kind: 'server' }, 'json', { n }));
+    for (let n = 0; n < 3000; n++)
+      hub.app.telemetry.hub.sendToConnection(socket.id!, new HubOutboundMessage({ kind: 'server' }, 'json', { n }));
     expect(await disconnected).toBe('io server disconnect');
     const last = events.at(-1);
     const messages = events.slice(0, -1);

@@ -13,7 +13,9 @@ describe('a bad configuration value (real process)', () => {
   });
 
   it('exits 78 naming an environment variable key and where it came from', async () => {
-    const hub = new ChildHost(MAIN, ['--environment=Development', ...EPHEMERAL], { Throttle__MaxPerSecondPerDevice: '-1' });
+    const hub = new ChildHost(MAIN, ['--environment=Development', ...EPHEMERAL], {
+      Throttle__MaxPerSecondPerDevice: '-1',
+    });
 
     expect((await hub.exited).code).toBe(78);
     expect(hub.output).toMatch(/Throttle:MaxPerSecondPerDevice: must be a number greater than 0/);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/app/load-app-config.js';
+import { loadConfig } from '../../src/compose/load-app-config.js';
 import { ConfigError } from '../../src/host/config/load-config.js';
 import { contentRoot } from './support/test-config.js';
 
@@ -20,10 +20,21 @@ function problemsOf(fn: () => unknown): string[] {
 
 describe('configuration layers: defaults < appsettings.json < appsettings.{Environment}.json < env Section__Key < --Section:Key', () => {
   const files = {
-    'appsettings.json': { Http: { Port: 1001, Host: '127.0.0.1' }, Hub: { Name: 'fromfile' }, Throttle: { MaxPerSecondPerDevice: 2 } },
+    'appsettings.json': {
+      Http: { Port: 1001, Host: '127.0.0.1' },
+      Hub: { Name: 'fromfile' },
+      Throttle: { MaxPerSecondPerDevice: 2 },
+    },
     'appsettings.Staging.json': { Http: { Port: 1002 }, Hub: { Name: 'fromstaging' } },
   };
-  const env = { HUB_ENVIRONMENT: 'Staging', Http__Port: '1003', Hub__AccessKey: SECRETS['Hub:AccessKey'], Auth__Jwt__Secret: SECRETS['Auth:Jwt:Secret'], Auth__Jwt__Issuer: 'i', Auth__Jwt__Audience: 'a' };
+  const env = {
+    HUB_ENVIRONMENT: 'Staging',
+    Http__Port: '1003',
+    Hub__AccessKey: SECRETS['Hub:AccessKey'],
+    Auth__Jwt__Secret: SECRETS['Auth:Jwt:Secret'],
+    Auth__Jwt__Issuer: 'i',
+    Auth__Jwt__Audience: 'a',
+  };
 
   it('each layer overrides the one before it, key by key', () => {
     const config = loadConfig({ args: ['--Http:Port=1004'], env, contentRoot: contentRoot(files) });
@@ -51,9 +62,16 @@ describe('configuration layers: defaults < appsettings.json < appsettings.{Envir
 
   it('keys match case-insensitively, and PORT is an alias that Http__Port beats', () => {
     const root = contentRoot();
-    expect(loadConfig({ args: ['--environment=Development', '--http:port=1200'], env: {}, contentRoot: root }).http.port).toBe(1200);
-    expect(loadConfig({ args: ['--environment=Development'], env: { PORT: '1300' }, contentRoot: root }).http.port).toBe(1300);
-    expect(loadConfig({ args: ['--environment=Development'], env: { PORT: '1300', Http__Port: '1400' }, contentRoot: root }).http.port).toBe(1400);
+    expect(
+      loadConfig({ args: ['--environment=Development', '--http:port=1200'], env: {}, contentRoot: root }).http.port,
+    ).toBe(1200);
+    expect(
+      loadConfig({ args: ['--environment=Development'], env: { PORT: '1300' }, contentRoot: root }).http.port,
+    ).toBe(1300);
+    expect(
+      loadConfig({ args: ['--environment=Development'], env: { PORT: '1300', Http__Port: '1400' }, contentRoot: root })
+        .http.port,
+    ).toBe(1400);
   });
 
   it('defaults: Http:Port 8080, shutdown 30 s, health check timeout 5 s', () => {
@@ -84,32 +102,54 @@ describe('configuration validation', () => {
     expect(problems).toEqual(
       expect.arrayContaining([
         expect.stringMatching(/^Http:Port: must be an integer from 0 to 65535 .*command line/),
-        expect.stringMatching(/^Host:ShutdownTimeoutSeconds: must be a number .*environment variable Host__ShutdownTimeoutSeconds/),
+        expect.stringMatching(
+          /^Host:ShutdownTimeoutSeconds: must be a number .*environment variable Host__ShutdownTimeoutSeconds/,
+        ),
         expect.stringMatching(/^Logging:LogLevel:Http: must be one of .*appsettings\.json/),
       ]),
     );
   });
 
   it('names a broken appsettings file', () => {
-    const problems = problemsOf(() => loadConfig({ args: ['--environment=Development'], env: {}, contentRoot: contentRoot({ 'appsettings.json': '{ not json' }) }));
+    const problems = problemsOf(() =>
+      loadConfig({
+        args: ['--environment=Development'],
+        env: {},
+        contentRoot: contentRoot({ 'appsettings.json': '{ not json' }),
+      }),
+    );
     expect(problems).toEqual([expect.stringMatching(/^appsettings\.json: is not valid JSON/)]);
   });
 
   it('never echoes a secret value in a problem', () => {
     const secret = 'tiny-secret';
-    const problems = problemsOf(() => loadConfig({ args: ['--environment=Development', `--Auth:Jwt:Secret=${secret}`], env: {}, contentRoot: contentRoot() }));
+    const problems = problemsOf(() =>
+      loadConfig({
+        args: ['--environment=Development', `--Auth:Jwt:Secret=${secret}`],
+        env: {},
+        contentRoot: contentRoot(),
+      }),
+    );
     expect(problems).toEqual([expect.stringMatching(/^Auth:Jwt:Secret: must be at least 32 characters/)]);
     expect(problems.join('\n')).not.toContain(secret);
   });
 
   it('describes itself for the log with secrets redacted', () => {
     const config = loadConfig({
-      args: ['--environment=Development', `--Hub:AccessKey=${SECRETS['Hub:AccessKey']}`, '--ConnectionStrings:redis=redis://:pw-in-url@cache:6379'],
+      args: [
+        '--environment=Development',
+        `--Hub:AccessKey=${SECRETS['Hub:AccessKey']}`,
+        '--ConnectionStrings:redis=redis://:pw-in-url@cache:6379',
+      ],
       env: {},
       contentRoot: contentRoot(),
     });
     const described = JSON.stringify(config.describe());
-    expect(config.describe()).toMatchObject({ 'Hub:AccessKey': '[redacted]', 'ConnectionStrings:redis': 'redis://:[redacted]@cache:6379', 'Http:Port': 8080 });
+    expect(config.describe()).toMatchObject({
+      'Hub:AccessKey': '[redacted]',
+      'ConnectionStrings:redis': 'redis://:[redacted]@cache:6379',
+      'Http:Port': 8080,
+    });
     expect(described).not.toContain(SECRETS['Hub:AccessKey']);
     expect(described).not.toContain('pw-in-url');
   });

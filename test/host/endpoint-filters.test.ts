@@ -91,7 +91,9 @@ function bindArgs(ctx: HttpContext): BindOutcome<Args> {
   if (!Number.isInteger(id)) errors.id = 'must be an integer';
   if (!Number.isInteger(limit)) errors.limit = 'must be an integer';
   if (typeof tenant !== 'string' || tenant === '') errors['x-tenant'] = 'is required';
-  return Object.keys(errors).length > 0 ? { ok: false, errors } : { ok: true, value: { id, limit, tenant: tenant as string } };
+  return Object.keys(errors).length > 0
+    ? { ok: false, errors }
+    : { ok: true, value: { id, limit, tenant: tenant as string } };
 }
 
 describe('parameter binding', () => {
@@ -108,7 +110,9 @@ describe('parameter binding', () => {
           bind: bindArgs,
           filters: [
             async (ictx, next) => {
-              trace.push(`filter sees ${ictx.http.response.status} ${Object.keys(ictx.bindingErrors ?? {}).join(',')}`.trim());
+              trace.push(
+                `filter sees ${ictx.http.response.status} ${Object.keys(ictx.bindingErrors ?? {}).join(',')}`.trim(),
+              );
               return next();
             },
           ],
@@ -122,15 +126,18 @@ describe('parameter binding', () => {
     ['route', '/items/abc', { 'x-tenant': 'demo' }, 'id'],
     ['query', '/items/1?limit=ten', { 'x-tenant': 'demo' }, 'limit'],
     ['header', '/items/1', {}, 'x-tenant'],
-  ])('a %s value that fails to bind answers 400; the filters still run and the handler is skipped', async (_where, url, headers, field) => {
-    const { server, trace } = setup();
+  ])(
+    'a %s value that fails to bind answers 400; the filters still run and the handler is skipped',
+    async (_where, url, headers, field) => {
+      const { server, trace } = setup();
 
-    const res = await server.inject({ url, headers });
+      const res = await server.inject({ url, headers });
 
-    const problem = expectProblem(res, 400, 'HUB_ERR_HTTP_BAD_REQUEST', url.split('?')[0]);
-    expect(problem.errors).toEqual({ [field]: expect.any(String) });
-    expect(trace).toEqual([`filter sees 400 ${field}`]);
-  });
+      const problem = expectProblem(res, 400, 'HUB_ERR_HTTP_BAD_REQUEST', url.split('?')[0]);
+      expect(problem.errors).toEqual({ [field]: expect.any(String) });
+      expect(trace).toEqual([`filter sees 400 ${field}`]);
+    },
+  );
 
   it('values that bind reach the handler', async () => {
     const { server, trace } = setup();

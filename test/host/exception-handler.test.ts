@@ -11,7 +11,9 @@ interface Runs {
 }
 
 /** outer middleware → exception handler → inner middleware → routing → endpoints. */
-function app(options: { hooks?: ExceptionHook[]; development?: boolean; configure?: (web: WebApplication) => void } = {}) {
+function app(
+  options: { hooks?: ExceptionHook[]; development?: boolean; configure?: (web: WebApplication) => void } = {},
+) {
   const runs: Runs = { outer: 0, inner: [] };
   const server = testServer(
     (web) => {

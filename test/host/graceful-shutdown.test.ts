@@ -30,23 +30,26 @@ async function until(condition: () => Promise<boolean>, timeoutMs: number): Prom
 }
 
 describe('stopping on a signal (real process)', () => {
-  it.each(['SIGTERM', 'SIGINT'] as const)('%s lets the in-flight request finish, refuses new connections, and exits 0', async (signal) => {
-    const hub = new ChildHost(FIXTURE, ARGS);
-    const url = await hub.listeningUrl();
-    let slowSettled = false;
-    const slow = fetch(`${url}/test/slow?ms=2500`).finally(() => (slowSettled = true));
-    await hub.waitFor(/slow request started/);
+  it.each(['SIGTERM', 'SIGINT'] as const)(
+    '%s lets the in-flight request finish, refuses new connections, and exits 0',
+    async (signal) => {
+      const hub = new ChildHost(FIXTURE, ARGS);
+      const url = await hub.listeningUrl();
+      let slowSettled = false;
+      const slow = fetch(`${url}/test/slow?ms=2500`).finally(() => (slowSettled = true));
+      await hub.waitFor(/slow request started/);
 
-    hub.signal(signal);
+      hub.signal(signal);
 
-    expect(await until(() => connectionRefused(url), 2000)).toBe(true);
-    expect(slowSettled).toBe(false);
-    const res = await slow;
-    expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ sleptMs: 2500 });
-    expect((await hub.exited).code).toBe(0);
-    expect(hub.output).toMatch(/application stopped/);
-  });
+      expect(await until(() => connectionRefused(url), 2000)).toBe(true);
+      expect(slowSettled).toBe(false);
+      const res = await slow;
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual({ sleptMs: 2500 });
+      expect((await hub.exited).code).toBe(0);
+      expect(hub.output).toMatch(/application stopped/);
+    },
+  );
 
   it('answers /health/ready 503 Unhealthy as soon as stopping begins', async () => {
     const hub = new ChildHost(FIXTURE, ARGS);
@@ -64,9 +67,14 @@ describe('stopping on a signal (real process)', () => {
 
     const ready = await conn.response(1);
     expect(ready.status).toBe(503);
-    const body = JSON.parse(ready.body) as { status: string; checks: { name: string; status: string; durationMs: number }[] };
+    const body = JSON.parse(ready.body) as {
+      status: string;
+      checks: { name: string; status: string; durationMs: number }[];
+    };
     expect(body.status).toBe('Unhealthy');
-    expect(body.checks).toContainEqual(expect.objectContaining({ name: 'host', status: 'Unhealthy', durationMs: expect.any(Number) }));
+    expect(body.checks).toContainEqual(
+      expect.objectContaining({ name: 'host', status: 'Unhealthy', durationMs: expect.any(Number) }),
+    );
     expect((await hub.exited).code).toBe(0);
     conn.destroy();
   });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { HealthChecks, type HealthCheck } from '../../src/host/health/health-checks.js';
 import { mapHealthEndpoints } from '../../src/host/health/health-endpoints.js';
-import { ManualClock } from '../support/manual-clock.js';
+import { ManualClock } from '../../src/adapters/memory/manual-clock.js';
 import { devConfig } from './support/test-config.js';
 import { testServer } from './support/test-server.js';
 
@@ -21,11 +21,17 @@ describe('health endpoints', () => {
 
     const live = await server.inject('/health/live');
     expect(live.statusCode).toBe(200);
-    expect(live.json()).toEqual({ status: 'Healthy', checks: [{ name: 'self', status: 'Healthy', durationMs: expect.any(Number) }] });
+    expect(live.json()).toEqual({
+      status: 'Healthy',
+      checks: [{ name: 'self', status: 'Healthy', durationMs: expect.any(Number) }],
+    });
 
     const ready = await server.inject('/health/ready');
     expect(ready.statusCode).toBe(503);
-    expect(ready.json()).toMatchObject({ status: 'Unhealthy', checks: [{ name: 'database', status: 'Unhealthy', durationMs: expect.any(Number) }] });
+    expect(ready.json()).toMatchObject({
+      status: 'Unhealthy',
+      checks: [{ name: 'database', status: 'Unhealthy', durationMs: expect.any(Number) }],
+    });
   });
 
   it('Degraded answers 200 with status Degraded; the worst check decides', async () => {
@@ -56,7 +62,10 @@ describe('health endpoints', () => {
     const res = await server.inject('/health/ready');
 
     expect(res.statusCode).toBe(503);
-    expect(res.json()).toMatchObject({ status: 'Unhealthy', checks: expect.arrayContaining([expect.objectContaining({ name: 'database', status: 'Unhealthy' })]) });
+    expect(res.json()).toMatchObject({
+      status: 'Unhealthy',
+      checks: expect.arrayContaining([expect.objectContaining({ name: 'database', status: 'Unhealthy' })]),
+    });
   });
 
   it('a check that hangs times out as Unhealthy at the registry timeout, not before, and its signal is aborted', async () => {
@@ -114,13 +123,20 @@ describe('health endpoints', () => {
   it('reports how long each check took on the injected clock', async () => {
     const clock = new ManualClock();
     const health = new HealthChecks({ timeoutMs: 5000, clock });
-    health.add({ name: 'database', tags: ['ready'], check: () => new Promise((resolve) => clock.setTimeout(() => resolve({ status: 'Healthy' }), 120)) });
+    health.add({
+      name: 'database',
+      tags: ['ready'],
+      check: () => new Promise((resolve) => clock.setTimeout(() => resolve({ status: 'Healthy' }), 120)),
+    });
 
     const report = health.run('ready');
     await clock.advanceAndSettle(0);
     clock.advance(120);
 
-    expect(await report).toEqual({ status: 'Healthy', checks: [{ name: 'database', status: 'Healthy', durationMs: 120 }] });
+    expect(await report).toEqual({
+      status: 'Healthy',
+      checks: [{ name: 'database', status: 'Healthy', durationMs: 120 }],
+    });
   });
 
   it('the check timeout defaults to 5 s and is configured by Health:CheckTimeoutSeconds', () => {

@@ -17,11 +17,14 @@ describe('host lifecycle', () => {
     const trace: string[] = [];
     const { host } = newHost(trace);
     const states: string[] = [];
-    host.add(recordingService('a', trace)).add(new RecordingWorker('worker', trace)).add({
-      name: 'probe',
-      start: async () => void states.push(host.state),
-      stop: async () => undefined,
-    });
+    host
+      .add(recordingService('a', trace))
+      .add(new RecordingWorker('worker', trace))
+      .add({
+        name: 'probe',
+        start: async () => void states.push(host.state),
+        stop: async () => undefined,
+      });
     expect(host.state).toBe('stopped');
 
     await host.start();
@@ -34,7 +37,10 @@ describe('host lifecycle', () => {
   it('serving → stopping → stopped: ApplicationStopping, services stop in reverse order each seeing its stop, then ApplicationStopped', async () => {
     const trace: string[] = [];
     const { host } = newHost(trace);
-    host.add(new RecordingWorker('first', trace)).add(recordingService('middle', trace)).add(new RecordingWorker('last', trace));
+    host
+      .add(new RecordingWorker('first', trace))
+      .add(recordingService('middle', trace))
+      .add(new RecordingWorker('last', trace));
     await host.start();
     trace.length = 0;
 
@@ -54,7 +60,10 @@ describe('host lifecycle', () => {
   it('the shutdown timeout abandons work still running: the stop signal aborts, the rest is reported, ApplicationStopped is still raised', async () => {
     const trace: string[] = [];
     const { host, logs } = newHost(trace, 50);
-    host.add(recordingService('db', trace)).add(recordingService('stuck', trace, { hangStop: true })).add(recordingService('server', trace));
+    host
+      .add(recordingService('db', trace))
+      .add(recordingService('stuck', trace, { hangStop: true }))
+      .add(recordingService('server', trace));
     await host.start();
     trace.length = 0;
 
@@ -68,7 +77,9 @@ describe('host lifecycle', () => {
       'stuck saw its stop signal abort',
       'ApplicationStopped (stopped)',
     ]);
-    expect(logs().find((l) => l.msg === 'shutdown timeout expired; abandoning work')).toMatchObject({ abandoned: ['stuck', 'db'] });
+    expect(logs().find((l) => l.msg === 'shutdown timeout expired; abandoning work')).toMatchObject({
+      abandoned: ['stuck', 'db'],
+    });
   });
 
   it('stop is idempotent: a second signal gets the same outcome', async () => {
@@ -86,7 +97,10 @@ describe('host lifecycle', () => {
   it('a service whose start fails stops the start with an error naming it; those started before it stop, later ones never start', async () => {
     const trace: string[] = [];
     const { host } = newHost(trace);
-    host.add(recordingService('cache', trace)).add(recordingService('broker', trace, { failStart: true })).add(recordingService('server', trace));
+    host
+      .add(recordingService('cache', trace))
+      .add(recordingService('broker', trace, { failStart: true }))
+      .add(recordingService('server', trace));
 
     const error = await host.start().catch((e: unknown) => e);
 

@@ -6,7 +6,11 @@ import { testServer } from './support/test-server.js';
 
 describe('logging', () => {
   it('levels per category from Logging:LogLevel:<Category>; the most specific prefix wins', () => {
-    const config = devConfig('--Logging:LogLevel:Http=warn', '--Logging:LogLevel:Ingestion=debug', '--Logging:LogLevel:Ingestion.Mqtt=error');
+    const config = devConfig(
+      '--Logging:LogLevel:Http=warn',
+      '--Logging:LogLevel:Ingestion=debug',
+      '--Logging:LogLevel:Ingestion.Mqtt=error',
+    );
     const { log, logs } = captureLog(config);
 
     categoryLogger(log, config, 'Http').info('http info');
@@ -23,10 +27,20 @@ describe('logging', () => {
   it('never writes a secret: tokens, authorization, cookies, passwords and connection strings are redacted, also one level down', () => {
     const { log, text } = captureLog();
 
-    log.info({ token: 'tok-1', accessToken: 'tok-2', headers: { authorization: 'Bearer tok-3', cookie: 'sid=tok-4' } }, 'top');
-    log.info({ client: { token: 'tok-5', password: 'tok-6' }, source: { connectionString: 'Endpoint=sb://x;SharedAccessKey=tok-7' } }, 'nested');
+    log.info(
+      { token: 'tok-1', accessToken: 'tok-2', headers: { authorization: 'Bearer tok-3', cookie: 'sid=tok-4' } },
+      'top',
+    );
+    log.info(
+      {
+        client: { token: 'tok-5', password: 'tok-6' },
+        source: { connectionString: 'Endpoint=sb://x;SharedAccessKey=tok-7' },
+      },
+      'nested',
+    );
 
-    for (const secret of ['tok-1', 'tok-2', 'tok-3', 'tok-4', 'tok-5', 'tok-6', 'tok-7']) expect(text()).not.toContain(secret);
+    for (const secret of ['tok-1', 'tok-2', 'tok-3', 'tok-4', 'tok-5', 'tok-6', 'tok-7'])
+      expect(text()).not.toContain(secret);
     expect(text()).toContain('[redacted]');
   });
 
@@ -40,7 +54,13 @@ describe('logging', () => {
 
     const requests = logs().filter((l) => l.msg === 'request');
     expect(requests).toHaveLength(2);
-    expect(requests[0]).toMatchObject({ method: 'GET', route: '/items/{id}', status: 200, durationMs: expect.any(Number), traceId: expect.stringMatching(/^[0-9a-f]{32}$/) });
+    expect(requests[0]).toMatchObject({
+      method: 'GET',
+      route: '/items/{id}',
+      status: 200,
+      durationMs: expect.any(Number),
+      traceId: expect.stringMatching(/^[0-9a-f]{32}$/),
+    });
     expect(JSON.stringify(requests[0])).not.toContain('/items/42');
     expect(requests[1]).toMatchObject({ method: 'GET', route: null, status: 404 });
   });

@@ -11,9 +11,14 @@ describe("npm start's command (node dist/src/main.js --environment=Development)"
     const res = await fetch(`${url}/health/live`, { signal: AbortSignal.timeout(3000) });
 
     expect(res.status).toBe(200);
-    const body = (await res.json()) as { status: string; checks: { name: string; status: string; durationMs: number }[] };
+    const body = (await res.json()) as {
+      status: string;
+      checks: { name: string; status: string; durationMs: number }[];
+    };
     expect(body.status).toBe('Healthy');
-    expect(body.checks).toContainEqual(expect.objectContaining({ name: 'self', status: 'Healthy', durationMs: expect.any(Number) }));
+    expect(body.checks).toContainEqual(
+      expect.objectContaining({ name: 'self', status: 'Healthy', durationMs: expect.any(Number) }),
+    );
   });
 
   it('logs readable lines, not JSON, in Development', async () => {

@@ -22,7 +22,22 @@ describe('logging in Production (real process)', () => {
 
     const lines = hub.output.split('\n').filter(Boolean);
     for (const line of lines) expect(() => JSON.parse(line), line).not.toThrow();
-    expect(lines.map((l) => JSON.parse(l) as { msg: string })).toContainEqual(expect.objectContaining({ msg: 'listening', url }));
+    expect(lines.map((l) => JSON.parse(l) as { msg: string })).toContainEqual(
+      expect.objectContaining({ msg: 'listening', url }),
+    );
+  });
+
+  it('warns at start, naming Http:PublicBaseUrl, when it is not set; says nothing when it is', async () => {
+    const without = new ChildHost(MAIN, EPHEMERAL, PRODUCTION);
+    await without.listeningUrl();
+    expect(without.output).toMatch(/"configKey":"Http:PublicBaseUrl".*follow the Host header/);
+    const withUrl = new ChildHost(
+      MAIN,
+      [...EPHEMERAL, '--Http:PublicBaseUrl=https://telemetry.example.com'],
+      PRODUCTION,
+    );
+    await withUrl.listeningUrl();
+    expect(withUrl.output).not.toMatch(/follow the Host header/);
   });
 
   it('writes one request line with method, route template, status, duration and the incoming trace id', async () => {
@@ -38,7 +53,13 @@ describe('logging in Production (real process)', () => {
       .filter((l) => l.includes('"msg":"request"'))
       .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(requests).toHaveLength(1);
-    expect(requests[0]).toMatchObject({ method: 'GET', route: '/health/ready', status: 200, traceId, durationMs: expect.any(Number) });
+    expect(requests[0]).toMatchObject({
+      method: 'GET',
+      route: '/health/ready',
+      status: 200,
+      traceId,
+      durationMs: expect.any(Number),
+    });
   });
 
   it('loses no request line on SIGTERM: the asynchronous log destination is flushed before exit', async () => {
@@ -60,7 +81,9 @@ describe('logging in Production (real process)', () => {
 
     const answered = statuses.filter((s) => s === 200).length;
     expect(answered).toBeGreaterThan(0);
-    const lines = hub.output.split('\n').filter((l) => l.includes('"msg":"request"') && l.includes('"route":"/health/live"'));
+    const lines = hub.output
+      .split('\n')
+      .filter((l) => l.includes('"msg":"request"') && l.includes('"route":"/health/live"'));
     expect(lines).toHaveLength(answered);
     expect(hub.output).toMatch(/application stopped/);
   }, 30_000);

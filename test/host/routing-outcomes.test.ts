@@ -45,7 +45,12 @@ describe('routing outcomes', () => {
   });
 
   it('the path fits but no candidate accepts the body content type → 415 problem', async () => {
-    const res = await app().server.inject({ method: 'POST', url: '/items', headers: { 'content-type': 'text/plain' }, payload: 'hello' });
+    const res = await app().server.inject({
+      method: 'POST',
+      url: '/items',
+      headers: { 'content-type': 'text/plain' },
+      payload: 'hello',
+    });
     expectProblem(res, 415, 'HUB_ERR_HTTP_UNSUPPORTED_MEDIA_TYPE', '/items');
   });
 

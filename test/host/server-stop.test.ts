@@ -23,7 +23,10 @@ function refused(url: string): Promise<boolean> {
 }
 
 /** Opens an upgrade request and resolves with the socket once the server switched protocols. */
-function upgrade(url: string, path: string): Promise<{ socket: Socket; received: () => string; closed: Promise<void> }> {
+function upgrade(
+  url: string,
+  path: string,
+): Promise<{ socket: Socket; received: () => string; closed: Promise<void> }> {
   return new Promise((resolve, reject) => {
     let data = '';
     const socket = connect({ host: '127.0.0.1', port: Number(new URL(url).port) }, () => {

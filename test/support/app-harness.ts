@@ -4,12 +4,13 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { Logger } from 'pino';
 import { io, type Socket } from 'socket.io-client';
-import { composeApplication, type Application } from '../../src/app/compose-application.js';
+import { composeApplication } from '../../src/compose/compose-application.js';
+import type { Application } from '../../src/compose/application.js';
 import type { Clock } from '../../src/host/clock.js';
-import { loadConfig } from '../../src/app/load-app-config.js';
+import { loadConfig } from '../../src/compose/load-app-config.js';
 import { createRootLogger } from '../../src/host/logging.js';
-import { signUserToken } from '../../src/security/jwt-bearer.js';
-import { DEV_JWT_AUDIENCE, DEV_JWT_ISSUER, DEV_JWT_SECRET } from '../../src/security/dev-defaults.js';
+import { signUserToken } from '../../src/host/security/jwt-bearer.js';
+import { DEV_JWT_AUDIENCE, DEV_JWT_ISSUER, DEV_JWT_SECRET } from '../../src/host/security/dev-defaults.js';
 import { freshDataDirectory } from './embedded-database.js';
 
 export interface RunningApp {
@@ -29,11 +30,24 @@ export interface RunningApp {
  * `extend` adds endpoints or services before the host is built (composeApplication's `extend`);
  * `clock` replaces the system clock (a ManualClock for tests that move time themselves).
  */
-export async function startApp(args: string[] = [], extend?: (app: Application, log: Logger) => void, clock?: Clock): Promise<RunningApp> {
+export async function startApp(
+  args: string[] = [],
+  extend?: (app: Application, log: Logger) => void,
+  clock?: Clock,
+): Promise<RunningApp> {
   // Its own copy of the migrated embedded database, unless the test picks a directory or a server.
-  const data = args.some((a) => /^--(Database:DataDirectory|ConnectionStrings:postgres)=/i.test(a)) ? undefined : freshDataDirectory();
+  const data = args.some((a) => /^--(Database:DataDirectory|ConnectionStrings:postgres)=/i.test(a))
+    ? undefined
+    : freshDataDirectory();
   const config = loadConfig({
-    args: ['--Http:Port=0', '--Http:Host=127.0.0.1', '--Ingestion:Mqtt:EmbeddedPort=0', '--Simulator:Devices=0', ...(data ? [`--Database:DataDirectory=${data.path}`] : []), ...args],
+    args: [
+      '--Http:Port=0',
+      '--Http:Host=127.0.0.1',
+      '--Ingestion:Mqtt:EmbeddedPort=0',
+      '--Simulator:Devices=0',
+      ...(data ? [`--Database:DataDirectory=${data.path}`] : []),
+      ...args,
+    ],
     env: { HUB_ENVIRONMENT: 'Development' },
     contentRoot: mkdtempSync(join(tmpdir(), 'hub-test-')),
   });
@@ -65,7 +79,10 @@ export async function startApp(args: string[] = [], extend?: (app: Application, 
   };
 }
 
-export function userToken(tenantId: string, options: { sub?: string; roles?: string[]; expiresInSeconds?: number } = {}): Promise<string> {
+export function userToken(
+  tenantId: string,
+  options: { sub?: string; roles?: string[]; expiresInSeconds?: number } = {},
+): Promise<string> {
   return signUserToken({
     sub: options.sub ?? `user-${tenantId}`,
     tenantId,
@@ -80,7 +97,11 @@ export function userToken(tenantId: string, options: { sub?: string; roles?: str
 /** A connected socket.io client in the telemetry namespace; rejects with the connect_error. */
 export function connectTelemetry(url: string, token: string | undefined): Promise<Socket> {
   return new Promise((resolve, reject) => {
-    const socket = io(`${url}/telemetry`, { auth: token ? { token } : {}, transports: ['websocket'], reconnection: false });
+    const socket = io(`${url}/telemetry`, {
+      auth: token ? { token } : {},
+      transports: ['websocket'],
+      reconnection: false,
+    });
     socket.once('connect', () => resolve(socket));
     socket.once('connect_error', (err) => {
       socket.close();
@@ -90,7 +111,11 @@ export function connectTelemetry(url: string, token: string | undefined): Promis
 }
 
 /** Resolves when `predicate` holds (it may ask a database or a store), polling every 10 ms; rejects after `timeoutMs`. */
-export async function eventually(predicate: () => boolean | Promise<boolean>, timeoutMs = 5000, what = 'condition'): Promise<void> {
+export async function eventually(
+  predicate: () => boolean | Promise<boolean>,
+  timeoutMs = 5000,
+  what = 'condition',
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await predicate())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);

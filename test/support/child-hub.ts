@@ -14,10 +14,15 @@ export interface ChildHub {
 }
 
 /** The built gateway's entry, for `startChildHub(args, env, timeout, GATEWAY_MAIN)`. */
-export const GATEWAY_MAIN = fileURLToPath(new URL('../../dist/src/gateway/main.js', import.meta.url));
+export const GATEWAY_MAIN = fileURLToPath(new URL('../../dist/src/gateway.js', import.meta.url));
 
 /** Runs the built hub (or another entry on the same host) as a real process and resolves once it logged `listening` with its URL. */
-export function startChildHub(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 15_000, main = MAIN): Promise<ChildHub> {
+export function startChildHub(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  timeoutMs = 15_000,
+  main = MAIN,
+): Promise<ChildHub> {
   // Each hub process its own embedded database (one process per directory), unless the test picks one.
   const data = main === MAIN && env.Database__DataDirectory === undefined ? freshDataDirectory() : undefined;
   const child = spawn(process.execPath, [main, ...args], {

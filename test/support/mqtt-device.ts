@@ -1,6 +1,6 @@
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
-import { DEV_DEVICE_KEY } from '../../src/security/dev-defaults.js';
-import { signDeviceToken } from '../../src/security/device-token.js';
+import { DEV_DEVICE_KEY } from '../../src/host/security/dev-defaults.js';
+import { signDeviceToken } from '../../src/host/security/device-token.js';
 
 /** A device token signed with the development key (what `npm start` and the test harness use). */
 export function deviceToken(tenantId: string, deviceId: string, key: string = DEV_DEVICE_KEY): Promise<string> {

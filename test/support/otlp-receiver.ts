@@ -66,7 +66,8 @@ export class OtlpReceiver {
     this.#server = server;
   }
 
-  static async start(): Promise<OtlpReceiver> {
+  /** Listens on `port` (0: a free one; a given port brings a stopped receiver back where it was). */
+  static async start(port = 0): Promise<OtlpReceiver> {
     const server = createServer();
     const receiver = new OtlpReceiver(server);
     server.on('request', (req, res) => {
@@ -76,7 +77,8 @@ export class OtlpReceiver {
         let body = Buffer.concat(chunks);
         if (req.headers['content-encoding'] === 'gzip') body = gunzipSync(body);
         try {
-          if (req.headers['content-type'] !== 'application/x-protobuf') throw new Error(`unexpected content-type ${req.headers['content-type']}`);
+          if (req.headers['content-type'] !== 'application/x-protobuf')
+            throw new Error(`unexpected content-type ${req.headers['content-type']}`);
           receiver.#take(req.url ?? '', body);
           res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
         } catch (err) {
@@ -84,7 +86,7 @@ export class OtlpReceiver {
         }
       });
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
     return receiver;
   }
 
@@ -121,7 +123,9 @@ export class OtlpReceiver {
 
   #take(path: string, body: Buffer): void {
     if (path === '/v1/traces') {
-      const request = TRACES.toObject(TRACES.decode(body), TO_OBJECT) as { resourceSpans?: { resource?: Resource; scopeSpans?: { scope?: { name: string }; spans?: RawSpan[] }[] }[] };
+      const request = TRACES.toObject(TRACES.decode(body), TO_OBJECT) as {
+        resourceSpans?: { resource?: Resource; scopeSpans?: { scope?: { name: string }; spans?: RawSpan[] }[] }[];
+      };
       for (const rs of request.resourceSpans ?? []) {
         const resource = attributesOf(rs.resource?.attributes);
         for (const ss of rs.scopeSpans ?? []) {
@@ -142,7 +146,12 @@ export class OtlpReceiver {
         }
       }
     } else if (path === '/v1/metrics') {
-      const request = METRICS.toObject(METRICS.decode(body), TO_OBJECT) as { resourceMetrics?: { resource?: Resource; scopeMetrics?: { scope?: { name: string }; metrics?: RawMetric[] }[] }[] };
+      const request = METRICS.toObject(METRICS.decode(body), TO_OBJECT) as {
+        resourceMetrics?: {
+          resource?: Resource;
+          scopeMetrics?: { scope?: { name: string }; metrics?: RawMetric[] }[];
+        }[];
+      };
       for (const rm of request.resourceMetrics ?? []) {
         const resource = attributesOf(rm.resource?.attributes);
         for (const sm of rm.scopeMetrics ?? []) {
@@ -152,14 +161,19 @@ export class OtlpReceiver {
               name: m.name,
               unit: m.unit ?? '',
               scope: sm.scope?.name ?? '',
-              points: points.map((p) => ({ attributes: attributesOf(p.attributes), value: p.count ?? p.asInt ?? p.asDouble ?? 0 })),
+              points: points.map((p) => ({
+                attributes: attributesOf(p.attributes),
+                value: p.count ?? p.asInt ?? p.asDouble ?? 0,
+              })),
               resource,
             });
           }
         }
       }
     } else if (path === '/v1/logs') {
-      const request = LOGS.toObject(LOGS.decode(body), TO_OBJECT) as { resourceLogs?: { resource?: Resource; scopeLogs?: { scope?: { name: string }; logRecords?: RawLog[] }[] }[] };
+      const request = LOGS.toObject(LOGS.decode(body), TO_OBJECT) as {
+        resourceLogs?: { resource?: Resource; scopeLogs?: { scope?: { name: string }; logRecords?: RawLog[] }[] }[];
+      };
       for (const rl of request.resourceLogs ?? []) {
         const resource = attributesOf(rl.resource?.attributes);
         for (const sl of rl.scopeLogs ?? []) {
@@ -193,8 +207,20 @@ type RawSpan = {
   status?: { code?: string };
 };
 type RawPoint = { attributes?: KeyValue[]; asInt?: number; asDouble?: number; count?: number };
-type RawMetric = { name: string; unit?: string; sum?: { dataPoints?: RawPoint[] }; gauge?: { dataPoints?: RawPoint[] }; histogram?: { dataPoints?: RawPoint[] } };
-type RawLog = { body?: AnyValue; severityText?: string; traceId?: number[]; spanId?: number[]; attributes?: KeyValue[] };
+type RawMetric = {
+  name: string;
+  unit?: string;
+  sum?: { dataPoints?: RawPoint[] };
+  gauge?: { dataPoints?: RawPoint[] };
+  histogram?: { dataPoints?: RawPoint[] };
+};
+type RawLog = {
+  body?: AnyValue;
+  severityText?: string;
+  traceId?: number[];
+  spanId?: number[];
+  attributes?: KeyValue[];
+};
 
 function hex(bytes: number[] | undefined): string {
   return bytes === undefined ? '' : Buffer.from(bytes).toString('hex');
@@ -202,6 +228,7 @@ function hex(bytes: number[] | undefined): string {
 
 function attributesOf(list: KeyValue[] | undefined): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const { key, value } of list ?? []) out[key] = value.stringValue ?? value.intValue ?? value.doubleValue ?? value.boolValue;
+  for (const { key, value } of list ?? [])
+    out[key] = value.stringValue ?? value.intValue ?? value.doubleValue ?? value.boolValue;
   return out;
 }

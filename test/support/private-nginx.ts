@@ -11,13 +11,18 @@ const SITE = fileURLToPath(new URL('../../deploy/nginx/telemetry-hub.conf', impo
  * upstream pointed at `upstreams` (host:port). Everything nginx writes (pid, logs, temp files) goes
  * to its own temp directory. One process (no master/worker split), so stopping it by PID stops nginx.
  */
-export async function privateNginx(upstreams: readonly string[]): Promise<PrivateServer & { dir: string; errorLog(): string; dispose(): Promise<void> }> {
+export async function privateNginx(
+  upstreams: readonly string[],
+): Promise<PrivateServer & { dir: string; errorLog(): string; dispose(): Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), 'nginx-test-'));
   for (const sub of ['body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) mkdirSync(join(dir, sub));
   const server = await privateServer('nginx', (port) => {
     const site = readFileSync(SITE, 'utf8')
       .replace(/listen 80;/, `listen 127.0.0.1:${port};`)
-      .replace(/^\s*server 127\.0\.0\.1:8080[^;]*;$/m, upstreams.map((u) => `    server ${u} max_fails=1 fail_timeout=5s;`).join('\n'));
+      .replace(
+        /^\s*server 127\.0\.0\.1:8080[^;]*;$/m,
+        upstreams.map((u) => `    server ${u} max_fails=1 fail_timeout=5s;`).join('\n'),
+      );
     writeFileSync(join(dir, 'telemetry-hub.conf'), site);
     writeFileSync(
       join(dir, 'nginx.conf'),

@@ -66,9 +66,21 @@ export async function privateServer(command: string, args: (port: number) => str
   };
 }
 
+/** A redis-server on `port`, loopback only, without persistence: a restart starts empty. */
+export const privateRedisArgs = (port: number): string[] => [
+  '--port',
+  String(port),
+  '--bind',
+  '127.0.0.1',
+  '--save',
+  '',
+  '--appendonly',
+  'no',
+];
+
 /** No persistence: a restart starts empty, as pub/sub needs. */
 export function privateRedis(): Promise<PrivateServer> {
-  return privateServer('redis-server', (port) => ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no']);
+  return privateServer('redis-server', privateRedisArgs);
 }
 
 export const redisUrl = (redis: PrivateServer): string => `redis://127.0.0.1:${redis.port}`;

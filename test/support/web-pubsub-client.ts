@@ -6,7 +6,7 @@ import {
   type OnServerDataMessageArgs,
   type WebPubSubClientCredential,
 } from '@azure/web-pubsub-client';
-import type { WireReading } from '../../src/protocol/reading.js';
+import type { WireReading } from '../../src/wire/reading.js';
 
 /** A started official Web PubSub client and what it received. */
 export interface Subscriber {
@@ -25,14 +25,20 @@ export interface Subscriber {
  * message and every `connected` event (reconnects included). `credential` is a client access URL or
  * a `getClientAccessUrl` callback (as a browser app negotiates).
  */
-export async function startOfficialClient(credential: string | WebPubSubClientCredential, reliable: boolean): Promise<Subscriber> {
+export async function startOfficialClient(
+  credential: string | WebPubSubClientCredential,
+  reliable: boolean,
+): Promise<Subscriber> {
   const options = {
     protocol: reliable ? WebPubSubJsonReliableProtocol() : WebPubSubJsonProtocol(),
     // A refused request should fail at once, not after the client's retries.
     messageRetryOptions: { maxRetries: 0 },
   };
   // Two constructor overloads, so the union is split here.
-  const client = typeof credential === 'string' ? new WebPubSubClient(credential, options) : new WebPubSubClient(credential, options);
+  const client =
+    typeof credential === 'string'
+      ? new WebPubSubClient(credential, options)
+      : new WebPubSubClient(credential, options);
   const s: Subscriber = {
     client,
     connectionId: '',

@@ -18,7 +18,11 @@ describe.skipIf(skipBrowserTests)('dashboard in a browser', () => {
 
   beforeAll(async () => {
     outDir = mkdtempSync(join(tmpdir(), 'web-client-'));
-    await build({ configFile: 'web-client/vite.config.ts', logLevel: 'error', build: { outDir, emptyOutDir: true, sourcemap: false } });
+    await build({
+      configFile: 'web-client/vite.config.ts',
+      logLevel: 'error',
+      build: { outDir, emptyOutDir: true, sourcemap: false },
+    });
     hub = await startFakeHub(outDir);
     browser = await launchChromium();
   }, 60_000);
@@ -31,7 +35,11 @@ describe.skipIf(skipBrowserTests)('dashboard in a browser', () => {
 
   async function open(width: number, height: number, prefs?: object): Promise<Page> {
     const page = await browser.newPage({ viewport: { width, height } });
-    if (prefs) await page.addInitScript(([k, v]) => localStorage.setItem(k as string, v as string), [PREFS, JSON.stringify(prefs)]);
+    if (prefs)
+      await page.addInitScript(
+        ([k, v]) => localStorage.setItem(k as string, v as string),
+        [PREFS, JSON.stringify(prefs)],
+      );
     await page.goto(hub.url);
     await page.waitForFunction(() => window.__hub?.state() === 'connected');
     return page;
@@ -57,7 +65,9 @@ describe.skipIf(skipBrowserTests)('dashboard in a browser', () => {
     await page.waitForFunction(() => window.__hub?.followed().includes('sim-003'));
     // The one animation-frame loop is running and measuring: frames keep coming, with real durations.
     const before = (await page.evaluate(() => window.__hub!.frameStats())).frames;
-    await expect.poll(() => page.evaluate(() => window.__hub!.frameStats().frames), { timeout: 5000 }).toBeGreaterThan(before + 10);
+    await expect
+      .poll(() => page.evaluate(() => window.__hub!.frameStats().frames), { timeout: 5000 })
+      .toBeGreaterThan(before + 10);
     const stats = await page.evaluate(() => window.__hub!.frameStats());
     expect(stats.longestFrameMs).toBeGreaterThan(0);
     expect(stats.p95FrameMs).toBeGreaterThan(0);
@@ -81,8 +91,12 @@ describe.skipIf(skipBrowserTests)('dashboard in a browser', () => {
 
   it('draws the 24 h window from stored history (a few hundred buckets), then appends live readings', async () => {
     const page = await open(1280, 800, { mode: 'socket', followed: ['sim-004'], windowMs: 86_400_000 });
-    expect(await page.$eval('.window-select select', (s) => (s as HTMLSelectElement).selectedOptions[0]!.textContent)).toBe('24 h');
-    await expect.poll(() => page.evaluate(() => window.__hub!.chartRows('sim-004').length), { timeout: 5000 }).toBeGreaterThan(280);
+    expect(
+      await page.$eval('.window-select select', (s) => (s as HTMLSelectElement).selectedOptions[0]!.textContent),
+    ).toBe('24 h');
+    await expect
+      .poll(() => page.evaluate(() => window.__hub!.chartRows('sim-004').length), { timeout: 5000 })
+      .toBeGreaterThan(280);
     const request = hub.seriesRequests.find((r) => r.startsWith('sim-004?'))!;
     const q = new URLSearchParams(request.split('?')[1]);
     expect(q.get('bucket')).toBe('5m');
@@ -92,16 +106,33 @@ describe.skipIf(skipBrowserTests)('dashboard in a browser', () => {
     expect(rows[0]).toBeLessThan(Date.now() - 23 * 3_600_000);
     expect(rows.every((t, i) => i === 0 || t >= rows[i - 1]!)).toBe(true);
     const live = rows.filter((t) => t > Date.now() - 60_000).length;
-    await expect.poll(() => page.evaluate(() => window.__hub!.chartRows('sim-004').filter((t) => t > Date.now() - 60_000).length), { timeout: 5000 }).toBeGreaterThan(live);
+    await expect
+      .poll(
+        () => page.evaluate(() => window.__hub!.chartRows('sim-004').filter((t) => t > Date.now() - 60_000).length),
+        { timeout: 5000 },
+      )
+      .toBeGreaterThan(live);
     await screenshot(page, 'history-24h');
 
     // 7 d: refetched with half-hour buckets; back to 5 min: only the live readings stay.
     await page.selectOption('.window-select select', String(7 * 86_400_000));
-    await expect.poll(() => hub.seriesRequests.filter((r) => r.startsWith('sim-004?') && r.includes('bucket=30m')).length, { timeout: 5000 }).toBe(1);
-    await expect.poll(() => page.evaluate(() => window.__hub!.chartRows('sim-004')[0]! < Date.now() - 6 * 86_400_000), { timeout: 5000 }).toBe(true);
+    await expect
+      .poll(() => hub.seriesRequests.filter((r) => r.startsWith('sim-004?') && r.includes('bucket=30m')).length, {
+        timeout: 5000,
+      })
+      .toBe(1);
+    await expect
+      .poll(() => page.evaluate(() => window.__hub!.chartRows('sim-004')[0]! < Date.now() - 6 * 86_400_000), {
+        timeout: 5000,
+      })
+      .toBe(true);
     await screenshot(page, 'history-7d');
     await page.selectOption('.window-select select', String(300_000));
-    await expect.poll(() => page.evaluate(() => window.__hub!.chartRows('sim-004')[0]! > Date.now() - 300_000 - 5000), { timeout: 5000 }).toBe(true);
+    await expect
+      .poll(() => page.evaluate(() => window.__hub!.chartRows('sim-004')[0]! > Date.now() - 300_000 - 5000), {
+        timeout: 5000,
+      })
+      .toBe(true);
     await page.close();
   });
 
@@ -120,7 +151,12 @@ describe.skipIf(skipBrowserTests)('dashboard in a browser', () => {
     const layout = await page.evaluate(() => {
       const list = document.querySelector('.devices')!.getBoundingClientRect();
       const cards = [...document.querySelectorAll('.chart-card')].map((c) => c.getBoundingClientRect());
-      return { listBottom: list.bottom, cardLefts: cards.map((c) => c.left), cardTops: cards.map((c) => c.top), scrollWidth: document.documentElement.scrollWidth };
+      return {
+        listBottom: list.bottom,
+        cardLefts: cards.map((c) => c.left),
+        cardTops: cards.map((c) => c.top),
+        scrollWidth: document.documentElement.scrollWidth,
+      };
     });
     expect(layout.cardTops[0]).toBeGreaterThanOrEqual(layout.listBottom);
     expect(new Set(layout.cardLefts).size).toBe(1);

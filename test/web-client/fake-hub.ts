@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { extname, join, normalize } from 'node:path';
 import { Server } from 'socket.io';
 import { WebSocketServer, type WebSocket } from 'ws';
-import type { Reading } from '../../src/protocol/reading';
+import type { Reading } from '../../src/wire/reading';
 
 const TYPES: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css' };
 
@@ -28,7 +28,14 @@ export async function startFakeHub(root: string, deviceCount = 12, ratePerSecond
   const produce = (id: string): Reading => {
     const s = state.get(id)!;
     const t = Date.now();
-    s.last = { tenantId: 'demo', deviceId: id, seq: ++s.seq, ts: t, receivedAt: t, data: { temperature: 20 + Math.random(), humidity: 40 + Math.random() } };
+    s.last = {
+      tenantId: 'demo',
+      deviceId: id,
+      seq: ++s.seq,
+      ts: t,
+      receivedAt: t,
+      data: { temperature: 20 + Math.random(), humidity: 40 + Math.random() },
+    };
     return s.last;
   };
   ids.forEach(produce);
@@ -46,18 +53,25 @@ export async function startFakeHub(root: string, deviceCount = 12, ratePerSecond
     const points = [];
     for (let t = Math.ceil(from / bucketMs) * bucketMs; t < to; t += bucketMs) {
       const avg = 20 + 5 * Math.sin(t / 3_600_000);
-      points.push({ t, count: 10, fields: { temperature: { min: avg - 1, max: avg + 1, avg }, humidity: { min: 40, max: 42, avg: 41 } } });
+      points.push({
+        t,
+        count: 10,
+        fields: { temperature: { min: avg - 1, max: avg + 1, avg }, humidity: { min: 40, max: 42, avg: 41 } },
+      });
     }
     return { bucketMs, points };
   };
   const send = (res: ServerResponse, status: number, body?: unknown) => {
-    res.writeHead(status, { 'content-type': 'application/json' }).end(body === undefined ? undefined : JSON.stringify(body));
+    res
+      .writeHead(status, { 'content-type': 'application/json' })
+      .end(body === undefined ? undefined : JSON.stringify(body));
   };
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     const u = new URL(req.url ?? '/', 'http://x');
     // No session cookie here: the dashboard falls back to the development token, as on a real hub in Development.
     if (u.pathname === '/auth/token') return send(res, 401, { code: 'HUB_ERR_AUTH_UNAUTHENTICATED' });
-    if (u.pathname === '/auth/dev-token') return send(res, 200, { token: 'dev.token.x', tenantId: 'demo', sub: 'tester' });
+    if (u.pathname === '/auth/dev-token')
+      return send(res, 200, { token: 'dev.token.x', tenantId: 'demo', sub: 'tester' });
     if (u.pathname.startsWith('/v1/') || u.pathname.startsWith('/api/')) {
       if (req.headers.authorization !== 'Bearer dev.token.x') return send(res, 401, { code: 'HUB_ERR_AUTH_MISSING' });
     }
@@ -65,7 +79,11 @@ export async function startFakeHub(root: string, deviceCount = 12, ratePerSecond
       const cursor = u.searchParams.get('cursor');
       const start = cursor ? ids.indexOf(cursor) + 1 : 0;
       const page = ids.slice(start, start + 5); // small pages: the dashboard must follow the cursor
-      const items = page.map((id) => ({ deviceId: id, lastSeen: state.get(id)!.last!.receivedAt, last: state.get(id)!.last }));
+      const items = page.map((id) => ({
+        deviceId: id,
+        lastSeen: state.get(id)!.last!.receivedAt,
+        last: state.get(id)!.last,
+      }));
       return send(res, 200, { items, nextCursor: start + page.length < ids.length ? page.at(-1) : null });
     }
     const seriesPath = /^\/v1\/devices\/([^/]+)\/series$/.exec(u.pathname);
@@ -74,7 +92,9 @@ export async function startFakeHub(root: string, deviceCount = 12, ratePerSecond
       return body ? send(res, 200, body) : send(res, 400, { code: 'HUB_ERR_HTTP_BAD_REQUEST' });
     }
     if (u.pathname === '/api/negotiate') {
-      return refusing ? send(res, 503, { code: 'HUB_ERR_TEST_OUTAGE' }) : send(res, 200, { url: `ws://${req.headers.host}/client/hubs/telemetry?access_token=x` });
+      return refusing
+        ? send(res, 503, { code: 'HUB_ERR_TEST_OUTAGE' })
+        : send(res, 200, { url: `ws://${req.headers.host}/client/hubs/telemetry?access_token=x` });
     }
     if (u.pathname === '/api/subscribe') {
       let body = '';
@@ -99,7 +119,9 @@ export async function startFakeHub(root: string, deviceCount = 12, ratePerSecond
   const nsp = io.of('/telemetry');
   nsp.use((socket, next) => {
     if (refusing) return next(Object.assign(new Error('outage'), { data: { code: 'HUB_ERR_TEST_OUTAGE' } }));
-    return socket.handshake.auth?.token === 'dev.token.x' ? next() : next(Object.assign(new Error('unauthorized'), { data: { code: 'HUB_ERR_AUTH_MISSING' } }));
+    return socket.handshake.auth?.token === 'dev.token.x'
+      ? next()
+      : next(Object.assign(new Error('unauthorized'), { data: { code: 'HUB_ERR_AUTH_MISSING' } }));
   });
   nsp.on('connection', (socket) => {
     socket.on('subscribe', ({ deviceId }: { deviceId: string }, ack: (a: unknown) => void) => {
@@ -112,7 +134,10 @@ export async function startFakeHub(root: string, deviceCount = 12, ratePerSecond
     });
   });
 
-  const wss = new WebSocketServer({ noServer: true, handleProtocols: (p) => (p.has('json.reliable.webpubsub.azure.v1') ? 'json.reliable.webpubsub.azure.v1' : false) });
+  const wss = new WebSocketServer({
+    noServer: true,
+    handleProtocols: (p) => (p.has('json.reliable.webpubsub.azure.v1') ? 'json.reliable.webpubsub.azure.v1' : false),
+  });
   server.on('upgrade', (req, sock, head) => {
     if (!req.url?.startsWith('/client/hubs/telemetry')) return;
     if (refusing) return sock.destroy();
@@ -120,12 +145,21 @@ export async function startFakeHub(root: string, deviceCount = 12, ratePerSecond
       const connectionId = `c-${Math.random().toString(36).slice(2)}`;
       const c = { ws, groups: new Set<string>(), seq: 0 };
       wps.set(connectionId, c);
-      ws.send(JSON.stringify({ type: 'system', event: 'connected', userId: 'tester', connectionId, reconnectionToken: 'r' }));
+      ws.send(
+        JSON.stringify({ type: 'system', event: 'connected', userId: 'tester', connectionId, reconnectionToken: 'r' }),
+      );
       ws.on('message', (m) => {
-        const msg = JSON.parse(String(m)) as { type: string; group?: string; ackId?: number; event?: string; data?: { deviceId?: string } };
+        const msg = JSON.parse(String(m)) as {
+          type: string;
+          group?: string;
+          ackId?: number;
+          event?: string;
+          data?: { deviceId?: string };
+        };
         if (msg.type === 'leaveGroup' && msg.group) c.groups.delete(msg.group);
         // The hub method over the socket; this fake keeps no history, so `since` replays nothing.
-        if (msg.type === 'event' && msg.event === 'subscribe' && msg.data?.deviceId) c.groups.add(`device:demo:${msg.data.deviceId}`);
+        if (msg.type === 'event' && msg.event === 'subscribe' && msg.data?.deviceId)
+          c.groups.add(`device:demo:${msg.data.deviceId}`);
         if (msg.ackId !== undefined) ws.send(JSON.stringify({ type: 'ack', ackId: msg.ackId, success: true }));
       });
       ws.on('close', () => wps.delete(connectionId));
@@ -139,7 +173,10 @@ export async function startFakeHub(root: string, deviceCount = 12, ratePerSecond
       nsp.to(id).emit('reading', r);
       for (const c of wps.values()) {
         const group = `device:demo:${id}`;
-        if (c.groups.has(group)) c.ws.send(JSON.stringify({ type: 'message', from: 'group', group, dataType: 'json', data: r, sequenceId: ++c.seq }));
+        if (c.groups.has(group))
+          c.ws.send(
+            JSON.stringify({ type: 'message', from: 'group', group, dataType: 'json', data: r, sequenceId: ++c.seq }),
+          );
       }
     }
   }, 1000 / ratePerSecond);

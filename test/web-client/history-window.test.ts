@@ -1,12 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import type { Reading } from '../../src/protocol/reading';
+import type { Reading } from '../../src/wire/reading';
 import { bucketFor, seriesRows } from '../../web-client/src/api/series-api';
 import { DeviceWindow } from '../../web-client/src/state/device-window';
 import { GAP } from '../../web-client/src/state/metric-ring';
 import { windowLabel } from '../../web-client/src/ui/controls';
 
 const HOUR = 3_600_000;
-const reading = (seq: number, ts: number, t: number): Reading => ({ tenantId: 'demo', deviceId: 'd', seq, ts, receivedAt: ts, data: { t } });
+const reading = (seq: number, ts: number, t: number): Reading => ({
+  tenantId: 'demo',
+  deviceId: 'd',
+  seq,
+  ts,
+  receivedAt: ts,
+  data: { t },
+});
 const times = (w: DeviceWindow) => Array.from({ length: w.ring.length }, (_, i) => w.ring.timeAt(i));
 
 describe('history windows', () => {
@@ -14,7 +21,13 @@ describe('history windows', () => {
     expect([HOUR, 24 * HOUR, 7 * 24 * HOUR].map((ms) => bucketFor(ms))).toEqual(['10s', '5m', '30m']);
     expect(bucketFor(60_000)).toBe('1s');
     expect(bucketFor(10 * 365 * 24 * HOUR)).toBe('1d');
-    expect([60_000, 15 * 60_000, HOUR, 24 * HOUR, 7 * 24 * HOUR].map(windowLabel)).toEqual(['1 min', '15 min', '1 h', '24 h', '7 d']);
+    expect([60_000, 15 * 60_000, HOUR, 24 * HOUR, 7 * 24 * HOUR].map(windowLabel)).toEqual([
+      '1 min',
+      '15 min',
+      '1 h',
+      '24 h',
+      '7 d',
+    ]);
   });
 
   it('turns a series into chart rows: each bucket at its start, each numeric field at its average', () => {
@@ -26,7 +39,13 @@ describe('history windows', () => {
       ],
     });
     expect(rows).toEqual([
-      { t: 0, values: new Map([['t', 2], ['h', 5]]) },
+      {
+        t: 0,
+        values: new Map([
+          ['t', 2],
+          ['h', 5],
+        ]),
+      },
       { t: 60_000, values: new Map([['t', 4]]) },
     ]);
   });

@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { listDevices, toEpochMs } from '../../web-client/src/api/devices-api';
 import { HttpError } from '../../web-client/src/api/http-error';
+import { createHubClient } from '../../web-client/src/api/hub-client';
 import { jwtExpiryMs, Session } from '../../web-client/src/auth/session';
 import {
   hubTokenSource,
@@ -17,7 +18,8 @@ import { loadPreferences, PREFERENCES_KEY, savePreferences } from '../../web-cli
 import { assignScales } from '../../web-client/src/ui/axis-scales';
 import { isOnline, relativeTime, summarizeData } from '../../web-client/src/ui/format';
 
-const json = (body: unknown, status = 200) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+const json = (body: unknown, status = 200) =>
+  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
 const jwt = (payload: object) => `h.${Buffer.from(JSON.stringify(payload)).toString('base64url')}.s`;
 
 describe('listDevices', () => {
@@ -33,7 +35,7 @@ describe('listDevices', () => {
       return json(pages[new URL(url, 'http://x').searchParams.get('cursor') ?? '']);
     };
     const all = [];
-    for await (const page of listDevices(fetchFn, 1)) all.push(...page);
+    for await (const page of listDevices(createHubClient(fetchFn), 1)) all.push(...page);
     expect(all.map((d) => [d.deviceId, d.lastSeen])).toEqual([
       ['a', 1],
       ['b', 2],
@@ -45,10 +47,13 @@ describe('listDevices', () => {
   it('stops on a repeated cursor and reports problem codes', async () => {
     let n = 0;
     const looping = async () => (n++, json({ items: [], nextCursor: 'same' }));
-    for await (const _ of listDevices(looping)) void _;
+    for await (const _ of listDevices(createHubClient(looping))) void _;
     expect(n).toBe(2);
     const failing = async () => json({ code: 'HUB_ERR_PAGE_CURSOR', detail: 'bad cursor', status: 400 }, 400);
-    await expect(listDevices(failing).next()).rejects.toMatchObject({ status: 400, code: 'HUB_ERR_PAGE_CURSOR' });
+    await expect(listDevices(createHubClient(failing)).next()).rejects.toMatchObject({
+      status: 400,
+      code: 'HUB_ERR_PAGE_CURSOR',
+    });
     expect(toEpochMs('nope')).toBeNull();
     expect(new HttpError(500, 'X', 'm')).toBeInstanceOf(Error);
   });
@@ -99,7 +104,9 @@ function routes(table: Record<string, () => Response>) {
 function memoryStorage(): Storage {
   const m = new Map<string, string>();
   return {
-    get length() { return m.size; },
+    get length() {
+      return m.size;
+    },
     key: (i: number) => [...m.keys()][i] ?? null,
     getItem: (k: string) => m.get(k) ?? null,
     setItem: (k: string, v: string) => void m.set(k, v),
@@ -118,13 +125,21 @@ describe('hubTokenSource and sign-in with a token', () => {
     expect(await hubTokenSource(null, now)(session.fetchFn)).toEqual({ ...minted, via: 'session' });
     expect(session.calls).toEqual(['GET /auth/token']);
 
-    const dev = routes({ 'GET /auth/token': () => json({}, 401), 'GET /auth/dev-token': () => json({ token: 't', tenantId: 'demo', sub: 'dev-user' }) });
+    const dev = routes({
+      'GET /auth/token': () => json({}, 401),
+      'GET /auth/dev-token': () => json({ token: 't', tenantId: 'demo', sub: 'dev-user' }),
+    });
     expect(await hubTokenSource(null, now)(dev.fetchFn)).toMatchObject({ tenantId: 'demo', via: 'dev' });
 
     const storage = memoryStorage();
     storage.setItem(PASTED_TOKEN_KEY, pasted);
     const jwks = routes({ 'GET /auth/token': () => json({}, 404) });
-    expect(await hubTokenSource(storage, now)(jwks.fetchFn)).toEqual({ token: pasted, tenantId: 'acme', sub: 'dana', via: 'token' });
+    expect(await hubTokenSource(storage, now)(jwks.fetchFn)).toEqual({
+      token: pasted,
+      tenantId: 'acme',
+      sub: 'dana',
+      via: 'token',
+    });
   });
 
   it('without any: SignInRequiredError, with the dev-token status telling whether a development sign-in exists; an expired pasted token is dropped', async () => {
@@ -138,22 +153,38 @@ describe('hubTokenSource and sign-in with a token', () => {
     const refused = routes({ 'GET /auth/token': () => json({}, 401), 'GET /auth/dev-token': () => json({}, 401) });
     await expect(hubTokenSource(null, now)(refused.fetchFn)).rejects.toMatchObject({ status: 401, devSignIn: true });
     // A 200 that is not credentials (a proxy's HTML page) is no sign-in either.
-    const html = routes({ 'GET /auth/token': () => new Response('<html>', { headers: { 'content-type': 'text/html' } }) });
+    const html = routes({
+      'GET /auth/token': () => new Response('<html>', { headers: { 'content-type': 'text/html' } }),
+    });
     await expect(hubTokenSource(null, now)(html.fetchFn)).rejects.toBeInstanceOf(SignInRequiredError);
   });
 
   it('signInWithToken: POST /auth/session with the token as bearer, then /auth/token; the pasted token is not kept', async () => {
     const storage = memoryStorage();
-    const hub = routes({ 'POST /auth/session': () => new Response(null, { status: 204 }), 'GET /auth/token': () => json(minted) });
-    expect(await signInWithToken(`  Bearer ${pasted}\n`, storage, hub.fetchFn, now)).toEqual({ ...minted, via: 'session' });
+    const hub = routes({
+      'POST /auth/session': () => new Response(null, { status: 204 }),
+      'GET /auth/token': () => json(minted),
+    });
+    expect(await signInWithToken(`  Bearer ${pasted}\n`, storage, hub.fetchFn, now)).toEqual({
+      ...minted,
+      via: 'session',
+    });
     expect(hub.calls).toEqual(['POST /auth/session (bearer)', 'GET /auth/token']);
     expect(storage.length).toBe(0);
   });
 
   it('signInWithToken on a hub that cannot mint tokens (404) keeps the pasted token for this tab; sign-out forgets it', async () => {
     const storage = memoryStorage();
-    const hub = routes({ 'POST /auth/session': () => new Response(null, { status: 204 }), 'DELETE /auth/session': () => new Response(null, { status: 204 }) });
-    expect(await signInWithToken(pasted, storage, hub.fetchFn, now)).toEqual({ token: pasted, tenantId: 'acme', sub: 'dana', via: 'token' });
+    const hub = routes({
+      'POST /auth/session': () => new Response(null, { status: 204 }),
+      'DELETE /auth/session': () => new Response(null, { status: 204 }),
+    });
+    expect(await signInWithToken(pasted, storage, hub.fetchFn, now)).toEqual({
+      token: pasted,
+      tenantId: 'acme',
+      sub: 'dana',
+      via: 'token',
+    });
     expect(storage.getItem(PASTED_TOKEN_KEY)).toBe(pasted);
     await signOut(storage, hub.fetchFn);
     expect(storage.length).toBe(0);
@@ -162,8 +193,13 @@ describe('hubTokenSource and sign-in with a token', () => {
 
   it('signInWithToken reports a refused token (401) and the rate limit (429 with Retry-After)', async () => {
     const refused = routes({ 'POST /auth/session': () => json({ code: 'HUB_ERR_AUTH_INVALID_TOKEN' }, 401) });
-    await expect(signInWithToken('x.y.z', null, refused.fetchFn)).rejects.toMatchObject({ name: 'TokenRefusedError', status: 401 });
-    const limited = routes({ 'POST /auth/session': () => new Response('{}', { status: 429, headers: { 'retry-after': '42' } }) });
+    await expect(signInWithToken('x.y.z', null, refused.fetchFn)).rejects.toMatchObject({
+      name: 'TokenRefusedError',
+      status: 401,
+    });
+    const limited = routes({
+      'POST /auth/session': () => new Response('{}', { status: 429, headers: { 'retry-after': '42' } }),
+    });
     const err = await signInWithToken('x.y.z', null, limited.fetchFn).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(TokenRefusedError);
     expect(err).toMatchObject({ status: 429, retryAfterSeconds: 42 });
@@ -175,7 +211,10 @@ describe('Interest', () => {
     vi.useFakeTimers();
     try {
       const calls: string[] = [];
-      const sink = { subscribe: (id: string) => calls.push(`+${id}`), unsubscribe: (id: string) => calls.push(`-${id}`) };
+      const sink = {
+        subscribe: (id: string) => calls.push(`+${id}`),
+        unsubscribe: (id: string) => calls.push(`-${id}`),
+      };
       const i = new Interest(sink, 1000, globalThis as unknown as Window);
       i.setInView('a', true);
       i.setFollowed('a', true);
@@ -200,7 +239,10 @@ describe('Interest', () => {
 describe('preferences', () => {
   it('round-trips and falls back per field on bad data', () => {
     const store = new Map<string, string>();
-    const storage = { getItem: (k: string) => store.get(k) ?? null, setItem: (k: string, v: string) => void store.set(k, v) };
+    const storage = {
+      getItem: (k: string) => store.get(k) ?? null,
+      setItem: (k: string, v: string) => void store.set(k, v),
+    };
     expect(loadPreferences(storage)).toEqual({ mode: 'socket', followed: [], windowMs: 300_000 });
     savePreferences(storage, { mode: 'serverless', followed: ['a', 'b'], windowMs: 60_000 });
     expect(loadPreferences(storage)).toEqual({ mode: 'serverless', followed: ['a', 'b'], windowMs: 60_000 });
@@ -208,7 +250,16 @@ describe('preferences', () => {
     expect(loadPreferences(storage)).toEqual({ mode: 'socket', followed: ['a'], windowMs: 300_000 });
     store.set(PREFERENCES_KEY, '{not json');
     expect(loadPreferences(storage).mode).toBe('socket');
-    expect(() => savePreferences({ setItem: () => { throw new Error('full'); } }, loadPreferences(null))).not.toThrow();
+    expect(() =>
+      savePreferences(
+        {
+          setItem: () => {
+            throw new Error('full');
+          },
+        },
+        loadPreferences(null),
+      ),
+    ).not.toThrow();
   });
 });
 
@@ -234,7 +285,12 @@ describe('small helpers', () => {
       expect(backoffMs(a, 1000, 30_000, () => 1)).toBeLessThanOrEqual(37_500);
       expect(backoffMs(a, 1000, 30_000, () => 0)).toBeGreaterThanOrEqual(750);
     }
-    const latest = new Map([['t', 21], ['h', 45], ['p', 1013], ['e', 0]]);
+    const latest = new Map([
+      ['t', 21],
+      ['h', 45],
+      ['p', 1013],
+      ['e', 0],
+    ]);
     expect(assignScales(['t', 'h', 'p', 'e'], latest)).toEqual(['y', 'y', 'y2', 'y']);
   });
 });

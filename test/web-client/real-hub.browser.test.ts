@@ -4,10 +4,17 @@
 import { spawnSync } from 'node:child_process';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { signUserToken } from '../../src/security/jwt-bearer';
+import { signUserToken } from '../../src/host/security/jwt-bearer';
 import { startApp, type RunningApp } from '../support/app-harness';
 import { startChildHub } from '../support/child-hub';
-import { launchChromium, latestValue, pillHistory, recordPillStates, screenshot, skipBrowserTests } from './support/browser';
+import {
+  launchChromium,
+  latestValue,
+  pillHistory,
+  recordPillStates,
+  screenshot,
+  skipBrowserTests,
+} from './support/browser';
 import { MqttDevices, type Stream } from './support/mqtt-devices';
 
 const PREFS = 'telemetry-hub.dashboard.v1';
@@ -21,7 +28,7 @@ describe.skipIf(skipBrowserTests)('dashboard against the real hub', () => {
 
   beforeAll(async () => {
     // The hub serves dist/web-client: make sure it is today's dashboard (a no-op when up to date).
-    const built = spawnSync(process.execPath, ['web-client/build.mjs'], { encoding: 'utf8' });
+    const built = spawnSync(process.execPath, ['scripts/build.mjs'], { encoding: 'utf8' });
     if (built.status !== 0) throw new Error(`dashboard build failed:\n${built.stdout}${built.stderr}`);
     [browser, hub] = await Promise.all([launchChromium(), startApp(['--Throttle:MaxPerSecondPerDevice=100'])]);
     devices = await MqttDevices.connect(hub.brokerUrl!);
@@ -47,11 +54,15 @@ describe.skipIf(skipBrowserTests)('dashboard against the real hub', () => {
     page.on('console', (m) => {
       if (/content security policy/i.test(m.text())) cspViolations.push(m.text());
     });
-    if (prefs) await page.addInitScript(([k, v]) => localStorage.setItem(k as string, v as string), [PREFS, JSON.stringify(prefs)]);
+    if (prefs)
+      await page.addInitScript(
+        ([k, v]) => localStorage.setItem(k as string, v as string),
+        [PREFS, JSON.stringify(prefs)],
+      );
     return page;
   }
 
-  it('signs in on the dev sign-in page, lists the tenant\'s devices, follows one and charts its MQTT readings', async () => {
+  it("signs in on the dev sign-in page, lists the tenant's devices, follows one and charts its MQTT readings", async () => {
     // Another tenant's device must not show up: the dashboard acts as whoever signed in.
     await devices.publish('demo', 'demo-only', { temperature: 1 });
     const stream = devices.stream('acme', ['press-1', 'press-2', 'press-3'], 4);
@@ -64,7 +75,11 @@ describe.skipIf(skipBrowserTests)('dashboard against the real hub', () => {
       await page.waitForFunction(() => window.__hub?.state() === 'connected');
       expect(await page.textContent('.tenant')).toBe('acme');
       await page.waitForFunction(() => document.querySelectorAll('li.device').length === 3);
-      expect(await page.$$eval('li.device', (lis) => lis.map((li) => (li as HTMLElement).dataset.id))).toEqual(['press-1', 'press-2', 'press-3']);
+      expect(await page.$$eval('li.device', (lis) => lis.map((li) => (li as HTMLElement).dataset.id))).toEqual([
+        'press-1',
+        'press-2',
+        'press-3',
+      ]);
       await page.click('li[data-id="press-2"] button');
       await page.waitForSelector('.chart-card .uplot');
       const first = await latestValue(page, 'press-2');
@@ -100,7 +115,9 @@ describe.skipIf(skipBrowserTests)('dashboard against the real hub', () => {
       await recordPillStates(page);
       const before = calls.length;
       hub.app.telemetry.hub.closeAll('shutdown');
-      await expect.poll(() => pillHistory(page), { timeout: 10_000 }).toEqual(['connected', 'reconnecting', 'connected']);
+      await expect
+        .poll(() => pillHistory(page), { timeout: 10_000 })
+        .toEqual(['connected', 'reconnecting', 'connected']);
       await expect.poll(() => calls.slice(before), { timeout: 5000 }).toEqual(['POST /api/negotiate 200']);
       const again = await latestValue(page, 'pump-1');
       await expect.poll(() => latestValue(page, 'pump-1'), { timeout: 5000 }).not.toBe(again);
@@ -139,7 +156,10 @@ describe.skipIf(skipBrowserTests)('dashboard against the real hub', () => {
       await devices.publish('demo', deviceId, { temperature: 11.11, humidity: 50 });
       await devices.publish('demo', deviceId, { temperature: 77.77, humidity: 50 });
       await expect.poll(() => hub.app.telemetry.registry.last('demo', deviceId)?.data.temperature).toBe(77.77);
-      expect(await page.evaluate(() => window.__hub!.state()), 'the page reconnected before the missed readings were sent').not.toBe('connected');
+      expect(
+        await page.evaluate(() => window.__hub!.state()),
+        'the page reconnected before the missed readings were sent',
+      ).not.toBe('connected');
       // Readings only: socket.io `reading` events and Web PubSub group messages (acks and summaries quote `last`).
       const readingFrames = () => frames.filter((f) => f.includes('"reading"') || f.includes('"from":"group"'));
       expect(readingFrames().filter((f) => f.includes('11.11'))).toEqual([]);
@@ -174,27 +194,41 @@ describe.skipIf(skipBrowserTests)('dashboard against the real hub', () => {
     await reconnectsWithoutGap('serverless', 'valve-2');
   });
 
-  it('the 24 h window draws a day of the device\'s stored readings from the series API, live readings appended', async () => {
+  it("the 24 h window draws a day of the device's stored readings from the series API, live readings appended", async () => {
     // A day of readings, one per 10 minutes, device time in the past (the history keeps them by `ts`).
     const now = Date.now();
-    for (let i = 144; i >= 1; i--) await devices.publish('demo', 'tank-1', { ts: now - i * 600_000, level: 50 + 20 * Math.sin(i / 12) });
+    for (let i = 144; i >= 1; i--)
+      await devices.publish('demo', 'tank-1', { ts: now - i * 600_000, level: 50 + 20 * Math.sin(i / 12) });
     await expect.poll(() => hub.app.history!.writer.stats().pending, { timeout: 10_000 }).toBe(0);
     const stream = devices.stream('demo', ['tank-1'], 2);
     try {
       const page = await newPage({ mode: 'socket', followed: ['tank-1'], windowMs: 86_400_000 });
       const series: string[] = [];
-      page.on('response', (res) => res.url().includes('/series?') && series.push(`${res.status()} ${new URL(res.url()).searchParams.get('bucket')}`));
+      page.on(
+        'response',
+        (res) =>
+          res.url().includes('/series?') &&
+          series.push(`${res.status()} ${new URL(res.url()).searchParams.get('bucket')}`),
+      );
       await page.goto(hub.url);
       await page.waitForFunction(() => window.__hub?.state() === 'connected');
-      await expect.poll(() => page.evaluate(() => window.__hub!.chartRows('tank-1').length), { timeout: 10_000 }).toBeGreaterThanOrEqual(144);
+      await expect
+        .poll(() => page.evaluate(() => window.__hub!.chartRows('tank-1').length), { timeout: 10_000 })
+        .toBeGreaterThanOrEqual(144);
       expect(series).toEqual(['200 5m']);
       const rows = await page.evaluate(() => window.__hub!.chartRows('tank-1'));
       expect(rows[0]).toBeLessThanOrEqual(now - 143 * 600_000);
       const live = rows.filter((t) => t >= now).length;
-      await expect.poll(() => page.evaluate((since) => window.__hub!.chartRows('tank-1').filter((t) => t >= since).length, now), { timeout: 5000 }).toBeGreaterThan(live);
+      await expect
+        .poll(() => page.evaluate((since) => window.__hub!.chartRows('tank-1').filter((t) => t >= since).length, now), {
+          timeout: 5000,
+        })
+        .toBeGreaterThan(live);
       await page.waitForSelector('.chart-card .uplot');
       // `level` is only in the history: its read-out is its newest stored value, a number.
-      expect(await page.locator('.chart-card .latest div:has(dt:text-is("level")) dd').textContent()).toMatch(/^\d+(\.\d+)?$/);
+      expect(await page.locator('.chart-card .latest div:has(dt:text-is("level")) dd').textContent()).toMatch(
+        /^\d+(\.\d+)?$/,
+      );
       await screenshot(page, 'history-24h-real-hub');
     } finally {
       stream.stop();
@@ -202,7 +236,11 @@ describe.skipIf(skipBrowserTests)('dashboard against the real hub', () => {
   });
 
   it('newcomer: the built hub as `npm start` runs it shows live simulator charts within 10 s', async () => {
-    const child = await startChildHub(['--environment=Development', '--Http:Port=0', '--Ingestion:Mqtt:EmbeddedPort=0']);
+    const child = await startChildHub([
+      '--environment=Development',
+      '--Http:Port=0',
+      '--Ingestion:Mqtt:EmbeddedPort=0',
+    ]);
     try {
       // The URL it prints for humans (Development logs are pretty lines), on 127.0.0.1 rather than localhost.
       const printed = /dashboard:\s*"(http:\/\/[^"]+)"/.exec(child.output())?.[1];
@@ -219,7 +257,9 @@ describe.skipIf(skipBrowserTests)('dashboard against the real hub', () => {
       expect(liveAfterMs).toBeLessThan(10_000);
       // Opened the moment the hub was up, before every simulated device had reported: the early re-read lists them all.
       await page.waitForFunction(() => document.querySelectorAll('li.device').length === 10, null, { timeout: 8000 });
-      console.log(`newcomer: chart live after ${liveAfterMs} ms, all 10 devices listed after ${Date.now() - started} ms`);
+      console.log(
+        `newcomer: chart live after ${liveAfterMs} ms, all 10 devices listed after ${Date.now() - started} ms`,
+      );
       await screenshot(page, 'newcomer');
     } finally {
       await child.stop();
@@ -227,7 +267,11 @@ describe.skipIf(skipBrowserTests)('dashboard against the real hub', () => {
   }, 40_000);
 
   it('in Production: the sign-in panel takes a pasted access token, then lists devices and charts them live; sign-out ends the session', async () => {
-    const jwt = { secret: 'production-secret-'.padEnd(48, 'p'), issuer: 'https://issuer.test', audience: 'telemetry-hub' };
+    const jwt = {
+      secret: 'production-secret-'.padEnd(48, 'p'),
+      issuer: 'https://issuer.test',
+      audience: 'telemetry-hub',
+    };
     const deviceKey = 'production-device-key-'.padEnd(48, 'd');
     const prod = await startApp([
       '--environment=Production',
@@ -265,7 +309,12 @@ describe.skipIf(skipBrowserTests)('dashboard against the real hub', () => {
       await screenshot(page, 'production-signin');
 
       // A token from another issuer: refused, said so next to the field, nothing else changes.
-      const wrongKey = await signUserToken({ sub: 'mallory', tenantId: 'acme', ...jwt, secret: 'not-this-hubs-secret-'.padEnd(40, 'x') });
+      const wrongKey = await signUserToken({
+        sub: 'mallory',
+        tenantId: 'acme',
+        ...jwt,
+        secret: 'not-this-hubs-secret-'.padEnd(40, 'x'),
+      });
       await field.fill(wrongKey);
       await field.press('Enter');
       const error = page.locator('.token-error[role=alert]');
@@ -275,7 +324,13 @@ describe.skipIf(skipBrowserTests)('dashboard against the real hub', () => {
       await screenshot(page, 'production-signin-refused');
 
       // The user token from the identity provider (here: signUserToken, as `npm run token` makes it); keyboard only.
-      const token = await signUserToken({ sub: 'operator', tenantId: 'acme', roles: [], ...jwt, expiresInSeconds: 3600 });
+      const token = await signUserToken({
+        sub: 'operator',
+        tenantId: 'acme',
+        roles: [],
+        ...jwt,
+        expiresInSeconds: 3600,
+      });
       await field.fill(token);
       await page.keyboard.press('Tab');
       await page.keyboard.press('Enter');
@@ -286,7 +341,10 @@ describe.skipIf(skipBrowserTests)('dashboard against the real hub', () => {
       const cookie = (await page.context().cookies()).find((c) => c.name === 'hub_session');
       expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Lax', path: '/' });
       // The pasted token itself is not kept: the hub mints short-lived ones from the session.
-      const stored = await page.evaluate(() => ({ session: sessionStorage.length, local: JSON.stringify(localStorage) }));
+      const stored = await page.evaluate(() => ({
+        session: sessionStorage.length,
+        local: JSON.stringify(localStorage),
+      }));
       expect(stored.session).toBe(0);
       expect(stored.local).not.toContain('eyJ');
       await page.waitForFunction(() => document.querySelectorAll('li.device').length === 2);
@@ -336,7 +394,9 @@ describe.skipIf(skipBrowserTests)('dashboard against the real hub', () => {
     // Wide enough that all four charts are on screen: charts off screen are not drawn, so this is the worst case.
     const page = await newPage({ mode: 'socket', followed: ids, windowMs: 60_000 }, { width: 1920, height: 1080 });
     let frames = 0;
-    page.on('websocket', (ws) => ws.on('framereceived', ({ payload }) => String(payload).includes('["reading"') && frames++));
+    page.on('websocket', (ws) =>
+      ws.on('framereceived', ({ payload }) => String(payload).includes('["reading"') && frames++),
+    );
     const stream = devices.stream('demo', ids, 50);
     try {
       await page.goto(hub.url);
@@ -351,7 +411,10 @@ describe.skipIf(skipBrowserTests)('dashboard against the real hub', () => {
       const seconds = (Date.now() - before.at) / 1000;
       const received = (frames - before.frames) / seconds;
       const sent = (stream.sent - before.sent) / seconds;
-      console.log('frame stats under load', JSON.stringify({ ...stats, seconds, sentPerSecond: sent, receivedPerSecond: received }));
+      console.log(
+        'frame stats under load',
+        JSON.stringify({ ...stats, seconds, sentPerSecond: sent, receivedPerSecond: received }),
+      );
       await screenshot(page, 'load-4x50');
       // Under CPU contention the hub may conflate (newest reading per device wins): most must still arrive.
       expect(received).toBeGreaterThan(100);

@@ -1,10 +1,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { Reading } from '../../src/protocol/reading';
-import { signUserToken } from '../../src/security/jwt-bearer';
-import { DEV_JWT_AUDIENCE, DEV_JWT_ISSUER, DEV_JWT_SECRET } from '../../src/security/dev-defaults';
+import type { Reading } from '../../src/wire/reading';
+import { signUserToken } from '../../src/host/security/jwt-bearer';
+import { DEV_JWT_AUDIENCE, DEV_JWT_ISSUER, DEV_JWT_SECRET } from '../../src/host/security/dev-defaults';
 import { SocketConnection } from '../../web-client/src/connection/socket-connection';
 import { eventually, startApp, type RunningApp } from '../support/app-harness';
-import { ManualClock } from '../support/manual-clock';
+import { ManualClock } from '../../src/adapters/memory/manual-clock.js';
 import { DeviceFleet } from '../support/mqtt-device';
 
 /**
@@ -42,7 +42,15 @@ describe('dashboard, Socket mode: token refresh on the live socket', () => {
       requests.push(refresh);
       // The first token lasts a minute; renewed ones ten.
       const expiresInSeconds = requests.length === 1 ? 60 : 600;
-      return signUserToken({ sub: 'alice', tenantId: 't1', secret: DEV_JWT_SECRET, issuer: DEV_JWT_ISSUER, audience: DEV_JWT_AUDIENCE, expiresInSeconds, now: clock.now() });
+      return signUserToken({
+        sub: 'alice',
+        tenantId: 't1',
+        secret: DEV_JWT_SECRET,
+        issuer: DEV_JWT_ISSUER,
+        audience: DEV_JWT_AUDIENCE,
+        expiresInSeconds,
+        now: clock.now(),
+      });
     };
     // The refresh's waits, on the hub's clock.
     const waits: number[] = [];

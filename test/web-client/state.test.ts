@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Reading } from '../../src/protocol/reading';
+import type { Reading } from '../../src/wire/reading';
 import { DeviceStore } from '../../web-client/src/state/device-store';
 import { DeviceWindow } from '../../web-client/src/state/device-window';
 import { FixedRing } from '../../web-client/src/state/fixed-ring';

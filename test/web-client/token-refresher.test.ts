@@ -124,7 +124,8 @@ describe('TokenRefresher', () => {
         if (attempts++ === 0) throw new Error('network');
         return jwt(sec(timers.now()) + 900);
       },
-      apply: async (token) => (newExp = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()).exp * 1000),
+      apply: async (token) =>
+        (newExp = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()).exp * 1000),
     });
     refresher.start(expiresAt);
     await timers.advance(250_000);

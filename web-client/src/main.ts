@@ -1,6 +1,7 @@
 import 'uplot/dist/uPlot.min.css';
 import './styles.css';
 import { listDevices } from './api/devices-api';
+import { createHubClient } from './api/hub-client';
 import { fetchSeries, seriesRows } from './api/series-api';
 import { Session } from './auth/session';
 import { hubTokenSource, SignInRequiredError, signInWithToken, signOut, type Credentials } from './auth/token-source';
@@ -42,6 +43,8 @@ const tabStorage = (() => {
 })();
 const prefs = loadPreferences(storage);
 const session = new Session(hubTokenSource(tabStorage));
+/** Every call to the public REST API, typed from its OpenAPI document and signed by the session. */
+const api = createHubClient((url, init) => session.fetch(url, init));
 const clock = new ClockOffset();
 const store = new DeviceStore(prefs.windowMs);
 const loop = new FrameLoop();
@@ -104,7 +107,7 @@ async function loadHistory(id: string): Promise<void> {
   if (!signedIn || !w || windowMs <= LIVE_WINDOW_MAX_MS) return;
   const to = hubNow();
   try {
-    const series = await fetchSeries((url, init) => session.fetch(url, init), id, to - windowMs, to);
+    const series = await fetchSeries(api, id, to - windowMs, to);
     // The device was unfollowed or the window changed meanwhile: this answer is for a view that is gone.
     if (store.window(id) !== w || prefs.windowMs !== windowMs) return;
     w.seedHistory(seriesRows(series));
@@ -150,7 +153,10 @@ async function connect(mode: ConnectionMode): Promise<void> {
     store.ingest(r);
   });
   conn.on('problem', (p) => {
-    notices.show(`${p.code}:${p.deviceId ?? ''}`, p.deviceId ? `${p.deviceId}: ${p.message} (${p.code})` : `${p.message} (${p.code})`);
+    notices.show(
+      `${p.code}:${p.deviceId ?? ''}`,
+      p.deviceId ? `${p.deviceId}: ${p.message} (${p.code})` : `${p.message} (${p.code})`,
+    );
   });
   conn.start();
   interest.rebind(conn);
@@ -160,7 +166,7 @@ async function connect(mode: ConnectionMode): Promise<void> {
 async function loadAllDevices(initial: boolean): Promise<void> {
   let n = 0;
   try {
-    for await (const page of listDevices((url, init) => session.fetch(url, init))) {
+    for await (const page of listDevices(api)) {
       for (const d of page) store.upsertSummary(d);
       n += page.length;
       if (initial) list.setProgress(`Loading devices… ${n}`, true);

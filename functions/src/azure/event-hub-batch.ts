@@ -19,7 +19,10 @@ export function eventsOfBatch(messages: unknown, metadata: TriggerMetadata | und
       body,
       systemProperties: system,
       properties: recordOf(properties[i]),
-      sequenceNumber: sequenceNumberOf(sequenceNumbers[i]) ?? sequenceNumberOf(system['sequenceNumber']) ?? sequenceNumberOf(system['x-opt-sequence-number']),
+      sequenceNumber:
+        sequenceNumberOf(sequenceNumbers[i]) ??
+        sequenceNumberOf(system['sequenceNumber']) ??
+        sequenceNumberOf(system['x-opt-sequence-number']),
     };
   });
 }

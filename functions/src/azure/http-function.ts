@@ -1,8 +1,14 @@
 import type { HttpHandler, HttpRequest, HttpResponseInit, InvocationContext } from '@azure/functions';
 import type { FunctionDeps } from '../function-deps.js';
-import { problemResponse, type FunctionLog, type FunctionRequest, type FunctionResponse } from '../handlers/function-http.js';
+import {
+  problemResponse,
+  type FunctionLog,
+  type FunctionRequest,
+  type FunctionResponse,
+} from '../../../src/wire/serverless/function-http.js';
 import { FunctionSettingsError } from '../settings/function-settings.js';
 import { depsFromSettings } from './deps-from-settings.js';
+import { runInInvocationTrace } from './invocation-trace.js';
 
 export type FunctionBody = (req: FunctionRequest, deps: FunctionDeps, log: FunctionLog) => Promise<FunctionResponse>;
 
@@ -11,7 +17,10 @@ export type FunctionBody = (req: FunctionRequest, deps: FunctionDeps, log: Funct
  * handler → HttpResponseInit. Settings come from `settings()` (process.env, read by the
  * registration file). Whatever goes wrong is logged and answered as a problem, never as the error.
  */
-export function httpFunction(body: FunctionBody, settings: () => Readonly<Record<string, string | undefined>>): HttpHandler {
+export function httpFunction(
+  body: FunctionBody,
+  settings: () => Readonly<Record<string, string | undefined>>,
+): HttpHandler {
   return async (request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> => {
     const req = await toFunctionRequest(request, context);
     let deps: FunctionDeps;
@@ -24,7 +33,7 @@ export function httpFunction(body: FunctionBody, settings: () => Readonly<Record
     }
     const log: FunctionLog = { warn: (obj, msg) => context.warn(msg, obj) };
     try {
-      return toResponseInit(await body(req, deps, log));
+      return toResponseInit(await runInInvocationTrace(context, () => body(req, deps, log)));
     } catch (err) {
       context.error('unhandled exception', err);
       return toResponseInit(problemResponse(req, 'HTTP_INTERNAL', 'An unexpected error occurred.'));
@@ -42,7 +51,11 @@ async function toFunctionRequest(request: HttpRequest, context: InvocationContex
 }
 
 function toResponseInit(response: FunctionResponse): HttpResponseInit {
-  return { status: response.status, headers: { ...response.headers }, ...(response.body === undefined ? {} : { body: response.body }) };
+  return {
+    status: response.status,
+    headers: { ...response.headers },
+    ...(response.body === undefined ? {} : { body: response.body }),
+  };
 }
 
 /** The W3C trace id of the invocation (Application Insights correlates by it), else the invocation id. */

@@ -1,8 +1,9 @@
 import { app, type EventHubHandler } from '@azure/functions';
 import type { WebPubSubServiceClient } from '@azure/web-pubsub';
-import type { EventTenancy } from '../../../src/ingest/eventhubs/event-tenancy.js';
+import type { EventTenancy } from '../../../src/wire/eventhubs/event-tenancy.js';
 import { eventsOfBatch } from '../azure/event-hub-batch.js';
 import { serviceFromSettings } from '../azure/service-from-settings.js';
+import { runInInvocationTrace } from '../azure/invocation-trace.js';
 import { handleTelemetryBatch, TelemetryDeliveryError } from '../handlers/telemetry-to-groups.js';
 import { readEventTenancy } from '../settings/event-tenancy-settings.js';
 import { FunctionSettingsError } from '../settings/function-settings.js';
@@ -25,7 +26,9 @@ export const telemetryToGroups: EventHubHandler = async (messages, context) => {
   }
   const log = { warn: (obj: object, msg: string) => context.warn(msg, obj) };
   try {
-    const outcome = await handleTelemetryBatch(eventsOfBatch(messages, context.triggerMetadata), { service, tenancy, now: Date.now, log });
+    const outcome = await runInInvocationTrace(context, () =>
+      handleTelemetryBatch(eventsOfBatch(messages, context.triggerMetadata), { service, tenancy, now: Date.now, log }),
+    );
     context.debug('telemetry batch', { received: outcome.received, sent: outcome.sent, failed: outcome.failed });
   } catch (err) {
     // A reading did not reach the service: fail the invocation so the retry policy redoes the batch.
@@ -43,6 +46,11 @@ app.eventHub('telemetryToGroups', {
   cardinality: 'many',
   // A batch with any failed send is failed and retried whole; what went out the first time comes again
   // with the same seq, and the hub's group send and the subscribers drop it as a repeat.
-  retry: { strategy: 'exponentialBackoff', maxRetryCount: 3, minimumInterval: { seconds: 2 }, maximumInterval: { seconds: 30 } },
+  retry: {
+    strategy: 'exponentialBackoff',
+    maxRetryCount: 3,
+    minimumInterval: { seconds: 2 },
+    maximumInterval: { seconds: 30 },
+  },
   handler: telemetryToGroups,
 });

@@ -1,10 +1,10 @@
 import type { WebPubSubServiceClient } from '@azure/web-pubsub';
-import { emptyDropCounts, type DropReason } from '../../../src/ingest/drop-reason.js';
-import { eventToRawReading } from '../../../src/ingest/eventhubs/event-to-raw-reading.js';
-import type { EventTenancy } from '../../../src/ingest/eventhubs/event-tenancy.js';
-import { validateReading } from '../../../src/ingest/validate-reading.js';
-import { deviceGroup, toWireReading, type WireReading } from '../../../src/protocol/reading.js';
-import { describeUpstreamFailure } from './upstream-failure.js';
+import { emptyDropCounts, type DropReason } from '../../../src/wire/drop-reason.js';
+import { eventToRawReading } from '../../../src/wire/eventhubs/event-to-raw-reading.js';
+import type { EventTenancy } from '../../../src/wire/eventhubs/event-tenancy.js';
+import { validateReading } from '../../../src/wire/validate-reading.js';
+import { deviceGroup, toWireReading, type WireReading } from '../../../src/wire/reading.js';
+import { describeUpstreamFailure } from '../../../src/wire/serverless/upstream-failure.js';
 
 /** One event of a trigger batch, as the adapter takes it from the binding. */
 export interface TelemetryEvent {
@@ -12,7 +12,7 @@ export interface TelemetryEvent {
   readonly body: unknown;
   /** Service-assigned properties (IoT Hub: `iothub-connection-device-id`). */
   readonly systemProperties: Readonly<Record<string, unknown>>;
-  /** Application properties: `deviceId`, `traceparent` (a `tenant_id` here is ignored). */
+  /** Application properties: `deviceId` (used only when trusted), `traceparent` (a `tenant_id` here is ignored). */
   readonly properties: Readonly<Record<string, unknown>>;
   /** The event's sequence number in its partition, when the binding gave one. */
   readonly sequenceNumber: number | undefined;
@@ -21,7 +21,7 @@ export interface TelemetryEvent {
 export interface TelemetryToGroupsDeps {
   /** The Web PubSub data-plane client (Azure Web PubSub, or the hub's compatible management API). */
   readonly service: Pick<WebPubSubServiceClient, 'group'>;
-  /** The tenant of each event, by device (`EventHubTenant`, `EventHubDeviceTenants`). */
+  /** The device and tenant of each event (`EventHubTenant`, `EventHubDeviceTenants`, `EventHubTrustSenderDeviceId`). */
   readonly tenancy: EventTenancy;
   /** Wall clock: `receivedAt`, and `ts` when the device sent none. */
   readonly now: () => number;
@@ -34,7 +34,7 @@ export interface BatchOutcome {
   readonly received: number;
   /** Readings the management API accepted. */
   readonly sent: number;
-  /** Readings that failed validation, by reason (the hub's reasons). */
+  /** Readings refused or failing validation, by reason (the hub's reasons). */
   readonly dropped: Record<DropReason, number>;
   /** Valid readings that did not go out: refused or unanswered, or after such a one of the same device. */
   readonly failed: number;
@@ -46,7 +46,11 @@ export class TelemetryDeliveryError extends Error {
     readonly failed: number,
     readonly sent: number,
   ) {
-    super(sent === 0 ? `none of ${failed} readings reached the real-time service` : `${failed} of ${failed + sent} readings did not reach the real-time service`);
+    super(
+      sent === 0
+        ? `none of ${failed} readings reached the real-time service`
+        : `${failed} of ${failed + sent} readings did not reach the real-time service`,
+    );
     this.name = 'TelemetryDeliveryError';
   }
 }
@@ -61,11 +65,18 @@ export class TelemetryDeliveryError extends Error {
  * TelemetryDeliveryError fails the invocation and the retried batch sends everything again: the
  * repeats carry a `seq` already delivered, which the hub's group send and subscribers drop.
  */
-export async function handleTelemetryBatch(events: readonly TelemetryEvent[], deps: TelemetryToGroupsDeps): Promise<BatchOutcome> {
+export async function handleTelemetryBatch(
+  events: readonly TelemetryEvent[],
+  deps: TelemetryToGroupsDeps,
+): Promise<BatchOutcome> {
   const dropped = emptyDropCounts();
   const lanes = new Map<string, WireReading[]>();
   for (const event of events) {
-    const raw = eventToRawReading(event, deps.tenancy);
+    const { raw, refused } = eventToRawReading(event, deps.tenancy);
+    if (refused !== undefined) {
+      dropped[refused]++;
+      continue;
+    }
     const result = validateReading(raw, deps.now());
     if (!result.ok) {
       dropped[result.reason]++;
@@ -103,9 +114,13 @@ export async function handleTelemetryBatch(events: readonly TelemetryEvent[], de
   await Promise.all(Array.from({ length: Math.min(deps.concurrency ?? 16, queue.length) }, worker));
 
   const badEvents = events.length - sent - failed;
-  if (badEvents > 0) deps.log.warn({ dropped: nonZero(dropped), received: events.length }, 'telemetry batch: readings dropped');
+  if (badEvents > 0)
+    deps.log.warn({ dropped: nonZero(dropped), received: events.length }, 'telemetry batch: readings dropped');
   if (failed > 0) {
-    deps.log.warn({ upstream: describeUpstreamFailure(firstFailure), failed, sent }, 'telemetry batch: management api failed');
+    deps.log.warn(
+      { upstream: describeUpstreamFailure(firstFailure), failed, sent },
+      'telemetry batch: management api failed',
+    );
     throw new TelemetryDeliveryError(failed, sent);
   }
   return { received: events.length, sent, dropped, failed };

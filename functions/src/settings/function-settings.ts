@@ -1,5 +1,8 @@
-import type { JwtVerifierOptions } from '../../../src/security/jwt-bearer.js';
-import { parseConnectionString, type WebPubSubConnectionString } from '../../../src/protocol/webpubsub/connection-string.js';
+import type { JwtVerifierOptions } from '../../../src/host/security/jwt-bearer.js';
+import {
+  parseConnectionString,
+  type WebPubSubConnectionString,
+} from '../../../src/wire/webpubsub/connection-string.js';
 
 /** The app settings the functions read (contract "Serverless functions"), checked. */
 export interface FunctionSettings {
@@ -33,7 +36,10 @@ export function readFunctionSettings(env: Readonly<Record<string, string | undef
   try {
     connection = parseConnectionString(connectionString);
   } catch (err) {
-    throw new FunctionSettingsError('WebPubSubConnectionString', (err as Error).message.replace(/^connection string /, ''));
+    throw new FunctionSettingsError(
+      'WebPubSubConnectionString',
+      (err as Error).message.replace(/^connection string /, ''),
+    );
   }
   const hub = required(env, 'WebPubSubHub');
   if (!HUB_NAME.test(hub)) throw new FunctionSettingsError('WebPubSubHub', 'is not a valid hub name');

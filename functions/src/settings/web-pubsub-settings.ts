@@ -1,4 +1,4 @@
-import { parseConnectionString } from '../../../src/protocol/webpubsub/connection-string.js';
+import { parseConnectionString } from '../../../src/wire/webpubsub/connection-string.js';
 import { FunctionSettingsError } from './function-settings.js';
 
 /** The settings a function needs only to send through the management API (no user tokens involved). */
@@ -18,7 +18,10 @@ export function readWebPubSubSettings(env: Readonly<Record<string, string | unde
   try {
     parseConnectionString(connectionString);
   } catch (err) {
-    throw new FunctionSettingsError('WebPubSubConnectionString', (err as Error).message.replace(/^connection string /, ''));
+    throw new FunctionSettingsError(
+      'WebPubSubConnectionString',
+      (err as Error).message.replace(/^connection string /, ''),
+    );
   }
   const hub = required(env, 'WebPubSubHub');
   if (!HUB_NAME.test(hub)) throw new FunctionSettingsError('WebPubSubHub', 'is not a valid hub name');

@@ -31,4 +31,11 @@ export interface KeyDefinition {
   check?: (value: unknown, ctx: DefaultContext) => string | undefined;
   /** Resolved after the keys without it, so its default, requirement and check may read them (`ctx.get`). */
   dependent?: boolean;
+  /** What the key means, for the configuration reference (docs/configuration.md, generated from these tables). */
+  doc?: string;
+  /**
+   * The default as the reference states it, when the value alone would not say it (it depends on the
+   * environment or other keys, or is generated); otherwise the reference shows `default()` in Production.
+   */
+  defaultDoc?: string;
 }

@@ -51,7 +51,11 @@ export interface ResolveOptions {
  * defaults < appsettings.json < appsettings.{Environment}.json < environment variables < command
  * line. Throws ConfigError naming every bad key.
  */
-export function resolveConfig(inputs: ConfigInputs, keys: readonly KeyDefinition[], options: ResolveOptions = {}): ResolvedConfig {
+export function resolveConfig(
+  inputs: ConfigInputs,
+  keys: readonly KeyDefinition[],
+  options: ResolveOptions = {},
+): ResolvedConfig {
   const duplicate = keys.find((d, i) => keys.findIndex((o) => o.key.toLowerCase() === d.key.toLowerCase()) !== i);
   if (duplicate) throw new Error(`configuration key ${duplicate.key} is declared twice`);
   const problems: string[] = [];
@@ -94,7 +98,8 @@ export function resolveConfig(inputs: ConfigInputs, keys: readonly KeyDefinition
     } else {
       const fallback = def.default?.(ctx);
       if (fallback !== undefined) values.set(def.key, fallback);
-      else if (def.required?.(ctx)) problems.push(`${def.key}: is required in ${environment}${def.requiredWhen ? ` ${def.requiredWhen}` : ''}`);
+      else if (def.required?.(ctx))
+        problems.push(`${def.key}: is required in ${environment}${def.requiredWhen ? ` ${def.requiredWhen}` : ''}`);
     }
     const problem = values.has(def.key) ? def.check?.(values.get(def.key), ctx) : undefined;
     if (problem !== undefined) problems.push(`${def.key}: ${problem}`);

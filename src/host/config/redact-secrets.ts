@@ -7,7 +7,8 @@
 export const REDACTED = '[redacted]';
 
 /** `scheme://user:password@` → the password; `Key=value` pairs of connection strings whose value is a secret. */
-const SECRET_SHAPES = /(\b[a-z][a-z0-9+.-]*:\/\/[^\s:/?#@"]*:)([^\s@/"]+)(@)|(\b(?:SharedAccessKey|AccessKey|SharedAccessSignature|Password|Pwd)\s*=\s*)([^;\s"]+)/gi;
+const SECRET_SHAPES =
+  /(\b[a-z][a-z0-9+.-]*:\/\/[^\s:/?#@"]*:)([^\s@/"]+)(@)|(\b(?:SharedAccessKey|AccessKey|SharedAccessSignature|Password|Pwd)\s*=\s*)([^;\s"]+)/gi;
 
 /** Replaces passwords in URLs and keys in `Key=value;` connection strings with `[redacted]`. */
 export function redactText(text: string): string {

@@ -48,7 +48,8 @@ export function fileLayer(dir: string, name: string): Layer {
   } catch (err) {
     throw new Error(`${name}: is not valid JSON (${(err as Error).message})`);
   }
-  if (json === null || typeof json !== 'object' || Array.isArray(json)) throw new Error(`${name}: must hold a JSON object`);
+  if (json === null || typeof json !== 'object' || Array.isArray(json))
+    throw new Error(`${name}: must hold a JSON object`);
   return jsonLayer(json, name);
 }
 

@@ -37,7 +37,8 @@ export class HealthChecks {
   }
 
   add(check: HealthCheck): this {
-    if (this.#checks.some((c) => c.name === check.name)) throw new Error(`health check '${check.name}' is already registered`);
+    if (this.#checks.some((c) => c.name === check.name))
+      throw new Error(`health check '${check.name}' is already registered`);
     this.#checks.push(check);
     return this;
   }
@@ -50,7 +51,10 @@ export class HealthChecks {
   async run(tag: string): Promise<HealthReport> {
     const selected = this.#checks.filter((c) => c.tags.includes(tag));
     const checks = await Promise.all(selected.map((c) => this.#runOne(c)));
-    const status = checks.reduce<HealthStatus>((worst, c) => (RANK[c.status] > RANK[worst] ? c.status : worst), 'Healthy');
+    const status = checks.reduce<HealthStatus>(
+      (worst, c) => (RANK[c.status] > RANK[worst] ? c.status : worst),
+      'Healthy',
+    );
     const report = { status, checks };
     for (const observer of this.#observers) observer(report);
     return report;
@@ -77,6 +81,11 @@ export class HealthChecks {
       if (timer !== undefined) clock.clearTimeout(timer);
     }
     const durationMs = Math.round((clock.monotonicNow() - started) * 100) / 100;
-    return { name: check.name, status: result.status, durationMs, ...(result.description ? { description: result.description } : {}) };
+    return {
+      name: check.name,
+      status: result.status,
+      durationMs,
+      ...(result.description ? { description: result.description } : {}),
+    };
   }
 }

@@ -5,15 +5,19 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import type { Logger } from 'pino';
 import { Errors, type ErrorDefinition } from '../errors.js';
 import { problem, PROBLEM_CONTENT_TYPE } from '../problem.js';
+import type { ServiceProvider } from '../container/service-provider.js';
 import { HttpContext } from '../pipeline/http-context.js';
-import type { RequestDelegate } from '../pipeline/middleware.js';
+import { DONE, type RequestDelegate } from '../pipeline/middleware.js';
 import { writeErrorProblem } from '../pipeline/results.js';
 import { newTraceId, traceIdOf } from '../trace-context.js';
+import { runInTrace } from '../hop-trace.js';
+import { createEdgeIdentity, type EdgeIdentity } from '../edge/edge-identity.js';
+import { requestHost } from '../edge/host-header.js';
 import { answerAndClose } from './lingering-close.js';
-import { createOriginResolver, type OriginResolver } from './public-origin.js';
 import { rawResponseBytes, writeRawResponse } from './raw-response.js';
 import { untracedRequest, type RequestTrace, type RequestTracer } from './request-trace.js';
 import { addSecurityHeaders } from './security-headers.js';
+import { systemClock } from '../clock.js';
 
 export interface HttpServerOptions {
   app: RequestDelegate;
@@ -22,8 +26,8 @@ export interface HttpServerOptions {
   development: boolean;
   /** Connection limits (`Http:*`); defaults as in the configuration table. */
   limits?: Partial<HttpLimits>;
-  /** The public scheme and host (`Http:PublicBaseUrl`, `Http:TrustedProxies`); default: socket scheme + Host. */
-  resolveOrigin?: OriginResolver;
+  /** Origin and client address (`Http:PublicBaseUrl`, `Http:TrustedProxies`); default: socket scheme + Host, the peer. */
+  edge?: EdgeIdentity;
   /**
    * Paths (prefixes ending in `/`) whose request bodies the endpoint reads from the raw request
    * itself (socket.io's long-polling): Fastify leaves them unread, and `ctx.body` is undefined.
@@ -32,6 +36,8 @@ export interface HttpServerOptions {
   streamedBodyPrefixes?: readonly string[];
   /** Starts each request's trace (a server span when HTTP telemetry is on); default: trace id only. */
   traceRequest?: RequestTracer;
+  /** The container each request's scope comes from (`ctx.services`); read per request, so it may be built after the server. */
+  services?: () => ServiceProvider | undefined;
 }
 
 export interface HttpLimits {
@@ -67,7 +73,7 @@ const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'];
 export function createHttpServer(options: HttpServerOptions): FastifyInstance {
   const { app, log, development } = options;
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
-  const resolveOrigin = options.resolveOrigin ?? createOriginResolver();
+  const edge = options.edge ?? createEdgeIdentity();
   const traceRequest = options.traceRequest ?? untracedRequest;
   const fastify = Fastify({
     logger: false,
@@ -82,7 +88,8 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
       connectionsCheckingInterval: Math.max(100, Math.min(1000, limits.headersTimeoutMs / 2)),
     },
     // Oversized headers and overdue requests never reach a handler: answered here, as problem+json.
-    clientErrorHandler: (error: Error & { code?: string }, socket) => answerClientError(error, socket, log, limits.closeLingerMs),
+    clientErrorHandler: (error: Error & { code?: string }, socket) =>
+      answerClientError(error, socket, log, limits.closeLingerMs),
     // While draining, requests on connections the server still holds run through the pipeline, so
     // /health/ready answers its own 503 report and every error stays problem+json.
     return503OnClosing: false,
@@ -122,16 +129,26 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
     });
     // The same one line per request as the pipeline writes; no endpoint was selected.
     log.info(
-      { method: request.method, route: null, status: definition.status, durationMs: Math.round(reply.elapsedTime * 100) / 100, traceId, code: error.code },
+      {
+        method: request.method,
+        route: null,
+        status: definition.status,
+        durationMs: Math.round(reply.elapsedTime * 100) / 100,
+        traceId,
+        code: error.code,
+      },
       'request',
     );
     const headers = new Map<string, string>([['content-type', PROBLEM_CONTENT_TYPE]]);
-    addSecurityHeaders(headers, resolveOrigin(request.raw).startsWith('https:'));
+    addSecurityHeaders(headers, requestHost(request.headers) !== null && edge.origin(request.raw).startsWith('https:'));
     // inject() has no real socket to write to; it gets the same answer through the reply.
     if (definition.status === 413 && request.raw.socket instanceof NetSocket) {
       // The rest of the body may still be on its way: answer, then close without a reset.
       void reply.hijack();
-      answerAndClose(request.raw.socket, rawResponseBytes(413, headers, JSON.stringify(body)), { drain: request.raw, lingerMs: limits.closeLingerMs });
+      answerAndClose(request.raw.socket, rawResponseBytes(413, headers, JSON.stringify(body)), {
+        drain: request.raw,
+        lingerMs: limits.closeLingerMs,
+      });
       return;
     }
     void reply.code(definition.status).headers(Object.fromEntries(headers)).send(JSON.stringify(body));
@@ -144,17 +161,29 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
     const raw = request.raw;
     const trace = traceRequest(raw);
     const body = Buffer.isBuffer(request.body) ? request.body : undefined;
-    const ctx = new HttpContext(raw, { url: raw.url ?? '/', body, traceId: trace.traceId, log, resolveOrigin, rawResponse: reply.raw });
-    await run(app, ctx, development, requestLog, trace);
+    const ctx = new HttpContext(raw, {
+      url: raw.url ?? '/',
+      body,
+      traceId: trace.traceId,
+      log,
+      edge,
+      rawResponse: reply.raw,
+      services: options.services?.(),
+    });
+    const badHost = malformedHost(ctx);
+    await run(badHost ? refuseMalformedHost : app, ctx, development, requestLog, trace);
     if (ctx.response.hijacked) return reply.hijack();
-    addSecurityHeaders(ctx.response.headers, ctx.isHttps);
+    addSecurityHeaders(ctx.response.headers, !badHost && ctx.isHttps);
     if (refusedMidBody(ctx) && raw.socket instanceof NetSocket) {
       // A streamed body refused before it all arrived (413 mid-upload, 401 …): the rest is unwanted.
       // Answer, drop what still comes for the linger, close; reading it all would cost the whole upload.
       void reply.hijack();
       const body = ctx.response.body;
       const bytes = typeof body === 'string' || Buffer.isBuffer(body) ? body : null;
-      answerAndClose(raw.socket, rawResponseBytes(ctx.response.status, ctx.response.headers, bytes), { drain: raw, lingerMs: limits.closeLingerMs });
+      answerAndClose(raw.socket, rawResponseBytes(ctx.response.status, ctx.response.headers, bytes), {
+        drain: raw,
+        lingerMs: limits.closeLingerMs,
+      });
       return;
     }
     reply.code(ctx.response.status);
@@ -183,15 +212,42 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
     // One listener for all sockets: a closure here would keep each connection's request context alive.
     socket.on('error', onUpgradeSocketError);
     const trace = traceRequest(req);
-    const ctx = new HttpContext(req, { url: req.url ?? '/', body: undefined, traceId: trace.traceId, log, upgrade: { socket, head }, resolveOrigin });
-    void run(app, ctx, development, requestLog, trace).then(() => {
+    const ctx = new HttpContext(req, {
+      url: req.url ?? '/',
+      body: undefined,
+      traceId: trace.traceId,
+      log,
+      upgrade: { socket, head },
+      edge,
+      services: options.services?.(),
+    });
+    const badHost = malformedHost(ctx);
+    void run(badHost ? refuseMalformedHost : app, ctx, development, requestLog, trace).then(() => {
       if (ctx.response.hijacked) return;
-      addSecurityHeaders(ctx.response.headers, ctx.isHttps);
+      addSecurityHeaders(ctx.response.headers, !badHost && ctx.isHttps);
       writeRawResponse(socket, ctx.response);
     });
   });
 
   return fastify;
+}
+
+/**
+ * A Host header that is not `host[:port]` is refused on every route before the pipeline runs, so no
+ * URL (a negotiated client URL, a token audience, a redirect) is ever built from it.
+ */
+function malformedHost(ctx: HttpContext): boolean {
+  return requestHost(ctx.headers) === null;
+}
+
+function refuseMalformedHost(ctx: HttpContext): Promise<void> {
+  ctx.response.status = Errors.HTTP_BAD_HOST.status;
+  ctx.response.setHeader('content-type', PROBLEM_CONTENT_TYPE);
+  ctx.response.setHeader('connection', 'close');
+  ctx.response.body = JSON.stringify(
+    problem(Errors.HTTP_BAD_HOST, 'The Host header must be host[:port].', { instance: ctx.path, traceId: ctx.traceId }),
+  );
+  return DONE;
 }
 
 /** `Map.forEach` callback with the reply as `this`: no closure per request. */
@@ -201,13 +257,27 @@ function copyHeader(this: FastifyReply, value: string | string[], name: string):
 
 /** An error answer to a request whose body the endpoint read itself and had not received in full. */
 function refusedMidBody(ctx: HttpContext): boolean {
-  return ctx.body === undefined && ctx.response.status >= 400 && ctx.upgrade === undefined && !ctx.raw.complete && !ctx.raw.readableEnded;
+  return (
+    ctx.body === undefined &&
+    ctx.response.status >= 400 &&
+    ctx.upgrade === undefined &&
+    !ctx.raw.complete &&
+    !ctx.raw.readableEnded
+  );
 }
 
 /** Runs the pipeline; whatever escapes it becomes a 500 problem. Logs one line per request. */
-async function run(app: RequestDelegate, ctx: HttpContext, development: boolean, requestLog: Logger, trace: RequestTrace): Promise<void> {
+async function run(
+  app: RequestDelegate,
+  ctx: HttpContext,
+  development: boolean,
+  requestLog: Logger,
+  trace: RequestTrace,
+): Promise<void> {
   try {
-    await app(ctx);
+    // A sampled request's span is the parent of every call it makes (database, queue, upstream);
+    // an unsampled one enters nothing.
+    await (trace.logFields === undefined ? app(ctx) : runInTrace(trace.context, () => app(ctx)));
   } catch (error) {
     ctx.log.error({ err: error, traceId: ctx.traceId }, 'unhandled exception');
     if (!ctx.response.hijacked) {
@@ -215,11 +285,19 @@ async function run(app: RequestDelegate, ctx: HttpContext, development: boolean,
       writeErrorProblem(ctx, error, development);
     }
   }
+  // Undefined when the request never used its service scope: no promise, no tick.
+  const ending = ctx.endServices();
+  if (ending !== undefined)
+    await ending.catch((err: unknown) =>
+      ctx.log.error({ err, traceId: ctx.traceId }, 'request services failed to dispose'),
+    );
   const res = ctx.rawResponse;
   const handedOff = ctx.response.hijacked && ctx.upgrade === undefined && res !== undefined;
   // A response handed to another handler (a long poll) has its status only once it is written.
-  if (handedOff && !res.writableFinished) res.once('close', () => endRequest(requestLog, ctx, res.headersSent ? res.statusCode : null, trace));
-  else endRequest(requestLog, ctx, handedOff ? res!.statusCode : ctx.response.hijacked ? 101 : ctx.response.status, trace);
+  if (handedOff && !res.writableFinished)
+    res.once('close', () => endRequest(requestLog, ctx, res.headersSent ? res.statusCode : null, trace));
+  else
+    endRequest(requestLog, ctx, handedOff ? res!.statusCode : ctx.response.hijacked ? 101 : ctx.response.status, trace);
 }
 
 /** The one request line, and the end of the request's span. */
@@ -227,8 +305,15 @@ function endRequest(requestLog: Logger, ctx: HttpContext, status: number | null,
   const endpoint = ctx.endpoint;
   // The template, never the raw path (ids stay out of the log); null when no endpoint fitted.
   const route = endpoint !== null && endpoint.metadata.builtIn !== true ? endpoint.template.text : null;
-  const durationMs = Math.round((performance.now() - ctx.startedAt) * 100) / 100;
-  const line = { method: ctx.method, route, endpoint: endpoint?.displayName ?? null, status, durationMs, traceId: ctx.traceId };
+  const durationMs = Math.round((systemClock.monotonicNow() - ctx.startedAt) * 100) / 100;
+  const line = {
+    method: ctx.method,
+    route,
+    endpoint: endpoint?.displayName ?? null,
+    status,
+    durationMs,
+    traceId: ctx.traceId,
+  };
   requestLog.info(trace.logFields === undefined ? line : { ...line, ...trace.logFields }, 'request');
   trace.end({ method: ctx.method, route, status, durationMs });
 }
@@ -276,7 +361,9 @@ function rejectionFor(statusCode: number | undefined): ErrorDefinition {
     case 415:
       return Errors.HTTP_UNSUPPORTED_MEDIA_TYPE;
     default:
-      return statusCode !== undefined && statusCode >= 400 && statusCode < 500 ? Errors.HTTP_BAD_REQUEST : Errors.HTTP_INTERNAL;
+      return statusCode !== undefined && statusCode >= 400 && statusCode < 500
+        ? Errors.HTTP_BAD_REQUEST
+        : Errors.HTTP_INTERNAL;
   }
 }
 

@@ -8,7 +8,11 @@ import type { Duplex } from 'node:stream';
  * closes or `lingerMs` passes. `drain` keeps the bytes flowing when a request stream sits between
  * the socket and us (it pauses the socket when nobody reads it).
  */
-export function answerAndClose(socket: Duplex, response: Buffer, options: { drain?: NodeJS.ReadableStream; lingerMs: number }): void {
+export function answerAndClose(
+  socket: Duplex,
+  response: Buffer,
+  options: { drain?: NodeJS.ReadableStream; lingerMs: number },
+): void {
   if (socket.destroyed) return;
   const timer = setTimeout(() => socket.destroy(), options.lingerMs);
   timer.unref();

@@ -29,6 +29,11 @@ export interface RequestTrace {
 export type RequestTracer = (req: IncomingMessage) => RequestTrace;
 
 /** Telemetry off: the caller's trace id (or a new one) for the log; no span, nothing recorded. */
-export const untracedRequest: RequestTracer = (req) => ({ traceId: traceIdOf(req.headers), logFields: undefined, context: ROOT_CONTEXT, end: endNothing });
+export const untracedRequest: RequestTracer = (req) => ({
+  traceId: traceIdOf(req.headers),
+  logFields: undefined,
+  context: ROOT_CONTEXT,
+  end: endNothing,
+});
 
 const endNothing = (): void => undefined;

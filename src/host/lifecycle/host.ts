@@ -123,7 +123,10 @@ export class Host {
     });
     if (beforeStop && (await Promise.race([beforeStop().then(() => 'done' as const), expired])) === 'expired') {
       const names = [...this.#started].reverse().map((s) => s.name);
-      this.#log.error({ abandoned: names, timeoutMs: this.#shutdownTimeoutMs }, 'shutdown timeout expired; abandoning work');
+      this.#log.error(
+        { abandoned: names, timeoutMs: this.#shutdownTimeoutMs },
+        'shutdown timeout expired; abandoning work',
+      );
       return names;
     }
     const pending = [...this.#started].reverse();
@@ -142,7 +145,10 @@ export class Host {
       ]);
       if (outcome === 'expired') {
         const names = pending.map((s) => s.name);
-        this.#log.error({ abandoned: names, timeoutMs: this.#shutdownTimeoutMs }, 'shutdown timeout expired; abandoning work');
+        this.#log.error(
+          { abandoned: names, timeoutMs: this.#shutdownTimeoutMs },
+          'shutdown timeout expired; abandoning work',
+        );
         return names;
       }
       pending.shift();

@@ -1,4 +1,4 @@
-import type { Endpoint } from '../pipeline/endpoint.js';
+import type { SelectedEndpoint } from '../pipeline/http-context.js';
 
 /** A JSON Schema (2020-12, the OpenAPI 3.1 dialect). */
 export type JsonSchema = Readonly<Record<string, unknown>>;
@@ -44,6 +44,6 @@ export interface ApiDescription {
 }
 
 /** The description an endpoint carries, if any. */
-export function apiOf(endpoint: Endpoint | null): ApiDescription | undefined {
+export function apiOf(endpoint: SelectedEndpoint | null): ApiDescription | undefined {
   return endpoint?.metadata.api as ApiDescription | undefined;
 }

@@ -23,8 +23,12 @@ const PROBLEM_SCHEMA: JsonSchema = {
     detail: { type: 'string' },
     instance: { type: 'string' },
     traceId: { type: 'string' },
-    code: { type: 'string', description: 'HUB_ERR_<AREA>_<WHAT>, catalogued in the README' },
-    errors: { type: 'object', additionalProperties: { type: 'string' }, description: 'each value that did not bind, by name' },
+    code: { type: 'string', description: 'HUB_ERR_<AREA>_<WHAT>, catalogued in docs/errors.md' },
+    errors: {
+      type: 'object',
+      additionalProperties: { type: 'string' },
+      description: 'each value that did not bind, by name',
+    },
   },
 };
 
@@ -34,7 +38,11 @@ const PROBLEM_SCHEMA: JsonSchema = {
  * management API, socket.io, …) with their method and path only. Deterministic: sorted by path and
  * method, so a diff shows only real changes.
  */
-export function buildOpenApiDocument(endpoints: readonly Endpoint[], group: ApiGroup, info: DocumentInfo): Record<string, unknown> {
+export function buildOpenApiDocument(
+  endpoints: readonly Endpoint[],
+  group: ApiGroup,
+  info: DocumentInfo,
+): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const endpoint of endpoints) {
     if (endpoint.metadata.builtIn === true || endpoint.methods === null) continue;
@@ -50,19 +58,37 @@ export function buildOpenApiDocument(endpoints: readonly Endpoint[], group: ApiG
   const sorted = Object.fromEntries(
     Object.keys(paths)
       .sort()
-      .map((p) => [p, Object.fromEntries(Object.keys(paths[p]!).sort().map((m) => [m, paths[p]![m]]))]),
+      .map((p) => [
+        p,
+        Object.fromEntries(
+          Object.keys(paths[p]!)
+            .sort()
+            .map((m) => [m, paths[p]![m]]),
+        ),
+      ]),
   );
   return {
     openapi: '3.1.0',
     info: { title: info.title, version: info.version, description: info.description, contact: info.contact },
     servers: [{ url: info.serverUrl }],
-    tags: [...new Set(Object.values(sorted).flatMap((item) => Object.values(item).flatMap((op) => (op as { tags: string[] }).tags)))]
+    tags: [
+      ...new Set(
+        Object.values(sorted).flatMap((item) => Object.values(item).flatMap((op) => (op as { tags: string[] }).tags)),
+      ),
+    ]
       .sort()
       .map((name) => ({ name, description: `${name} operations` })),
     paths: sorted,
     components: {
       schemas: { Problem: PROBLEM_SCHEMA },
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'a user token: claims sub, tenant_id, roles' } },
+      securitySchemes: {
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description: 'a user token: claims sub, tenant_id, roles',
+        },
+      },
     },
   };
 }
@@ -89,7 +115,11 @@ function operation(api: ApiDescription): Record<string, unknown> {
     }));
   }
   if (api.body) {
-    op.requestBody = { required: true, description: api.body.description, content: { [api.body.contentType]: { schema: api.body.schema } } };
+    op.requestBody = {
+      required: true,
+      description: api.body.description,
+      content: { [api.body.contentType]: { schema: api.body.schema } },
+    };
   }
   op.responses = Object.fromEntries(
     Object.entries(api.responses).map(([status, r]) => {
@@ -118,7 +148,9 @@ function undescribed(endpoint: Endpoint, method: string): Record<string, unknown
     summary: endpoint.displayName,
     description: 'Not described yet.',
     tags: ['undescribed'],
-    ...(params.length ? { parameters: params.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })) } : {}),
-    responses: { default: { description: 'see the README' } },
+    ...(params.length
+      ? { parameters: params.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })) }
+      : {}),
+    responses: { default: { description: 'see docs/http-api.md' } },
   };
 }

@@ -35,14 +35,28 @@ export function describedEndpoint<Q = Record<string, unknown>, B = unknown>(
 function schemaBinder<Q, B>(api: ApiDescription): Binder<BoundRequest<Q, B>> {
   const params = api.parameters ?? [];
   // Compiled on the first request, not at start: start-up stays as fast as before the descriptions.
-  let compiled: { checks: { p: ApiParameter; validate: ValidateFunction }[]; body: ValidateFunction | undefined } | undefined;
+  let compiled:
+    | { checks: { p: ApiParameter; validate: ValidateFunction }[]; body: ValidateFunction | undefined }
+    | undefined;
   return (ctx) => {
-    compiled ??= { checks: params.map((p) => ({ p, validate: ajv.compile(p.schema) })), body: api.body ? ajv.compile(api.body.schema) : undefined };
+    compiled ??= {
+      checks: params.map((p) => ({ p, validate: ajv.compile(p.schema) })),
+      body: api.body ? ajv.compile(api.body.schema) : undefined,
+    };
     const { checks, body } = compiled;
     const errors: Record<string, string> = {};
-    const out = { params: {} as Record<string, string>, query: {} as Record<string, unknown>, headers: {} as Record<string, unknown> };
+    const out = {
+      params: {} as Record<string, string>,
+      query: {} as Record<string, unknown>,
+      headers: {} as Record<string, unknown>,
+    };
     for (const { p, validate } of checks) {
-      const raw = p.in === 'path' ? ctx.routeValues[p.name] : p.in === 'query' ? ctx.query.get(p.name) : header(ctx.headers[p.name.toLowerCase()]);
+      const raw =
+        p.in === 'path'
+          ? ctx.routeValues[p.name]
+          : p.in === 'query'
+            ? ctx.query.get(p.name)
+            : header(ctx.headers[p.name.toLowerCase()]);
       if (raw === undefined || raw === null || raw === '') {
         if (p.required) errors[p.name] = 'is required';
         continue;
@@ -90,7 +104,8 @@ function parseScalar(raw: string, schema: JsonSchema): unknown {
 function describe(errors: ValidateFunction['errors'], p: ApiParameter): string {
   const s = p.schema;
   if (s.type === 'integer') {
-    const range = s.minimum !== undefined && s.maximum !== undefined ? ` from ${String(s.minimum)} to ${String(s.maximum)}` : '';
+    const range =
+      s.minimum !== undefined && s.maximum !== undefined ? ` from ${String(s.minimum)} to ${String(s.maximum)}` : '';
     return `must be an integer${range}`;
   }
   return errors?.[0]?.message ?? `must be a ${String(s.type)}`;
@@ -105,9 +120,22 @@ function bodyErrors(errors: ErrorObject[] | null | undefined): Record<string, st
   for (const e of (errors ?? []).slice(0, MAX_NAMED_ERRORS)) {
     let path = e.instancePath;
     if (e.keyword === 'required') path += `/${(e.params as { missingProperty: string }).missingProperty}`;
-    if (e.keyword === 'additionalProperties') path += `/${(e.params as { additionalProperty: string }).additionalProperty}`;
-    const name = path === '' ? 'body' : path.slice(1).split('/').map((part, i) => (/^\d+$/.test(part) ? `[${part}]` : i === 0 ? part : `.${part}`)).join('');
-    out[name] ??= e.keyword === 'required' ? 'is required' : e.keyword === 'additionalProperties' ? 'is not a known field' : (e.message ?? 'is invalid');
+    if (e.keyword === 'additionalProperties')
+      path += `/${(e.params as { additionalProperty: string }).additionalProperty}`;
+    const name =
+      path === ''
+        ? 'body'
+        : path
+            .slice(1)
+            .split('/')
+            .map((part, i) => (/^\d+$/.test(part) ? `[${part}]` : i === 0 ? part : `.${part}`))
+            .join('');
+    out[name] ??=
+      e.keyword === 'required'
+        ? 'is required'
+        : e.keyword === 'additionalProperties'
+          ? 'is not a known field'
+          : (e.message ?? 'is invalid');
   }
   return out;
 }

@@ -1,4 +1,5 @@
-import type { Binder, Endpoint, EndpointFilter, EndpointOptions, Handler, Metadata } from './endpoint.js';
+import type { Binder, Endpoint, EndpointFilter, EndpointOptions, Handler } from './endpoint.js';
+import type { Metadata } from './http-context.js';
 import { parseTemplate } from './route-template.js';
 
 /**
@@ -12,7 +13,12 @@ export class EndpointGroup {
   readonly #sink: Endpoint[];
   readonly #parentFilters: () => readonly EndpointFilter[];
 
-  constructor(sink: Endpoint[], prefix = '', metadata: Metadata = {}, parentFilters: () => readonly EndpointFilter[] = () => []) {
+  constructor(
+    sink: Endpoint[],
+    prefix = '',
+    metadata: Metadata = {},
+    parentFilters: () => readonly EndpointFilter[] = () => [],
+  ) {
     this.#sink = sink;
     this.#prefix = prefix.replace(/\/$/, '');
     this.#metadata = metadata;
@@ -26,10 +32,17 @@ export class EndpointGroup {
   }
 
   group(prefix: string, metadata: Metadata = {}): EndpointGroup {
-    return new EndpointGroup(this.#sink, this.#prefix + prefix, { ...this.#metadata, ...metadata }, () => this.#allFilters());
+    return new EndpointGroup(this.#sink, this.#prefix + prefix, { ...this.#metadata, ...metadata }, () =>
+      this.#allFilters(),
+    );
   }
 
-  map<T = undefined>(methods: readonly string[] | null, template: string, handler: Handler<T>, options: EndpointOptions<T> = {}): Endpoint {
+  map<T = undefined>(
+    methods: readonly string[] | null,
+    template: string,
+    handler: Handler<T>,
+    options: EndpointOptions<T> = {},
+  ): Endpoint {
     const fullTemplate = this.#prefix + (template === '/' && this.#prefix ? '' : template) || '/';
     const upper = methods?.map((m) => m.toUpperCase()) ?? null;
     const groupFilters = () => this.#allFilters();
@@ -48,6 +61,7 @@ export class EndpointGroup {
       },
       bind: options.bind as Binder<unknown> | undefined,
       handler: handler as Handler<any>,
+      ...(options.invoke ? { invoke: options.invoke } : {}),
     };
     this.#sink.push(endpoint);
     return endpoint;

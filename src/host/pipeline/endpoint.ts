@@ -1,10 +1,17 @@
-import type { HttpContext } from './http-context.js';
+import type { HttpContext, Metadata, SelectedEndpoint } from './http-context.js';
 import type { Result } from './results.js';
 import type { RouteTemplate } from './route-template.js';
 
-/** What a binder says about a request: its bound arguments, or why they did not bind (→ 400). */
-export type BindOutcome<T> = { ok: true; value: T } | { ok: false; errors: Record<string, string> };
-export type Binder<T> = (ctx: HttpContext) => BindOutcome<T>;
+/**
+ * What a binder says about a request: its bound arguments, or why they did not bind (→ 400, or the
+ * binder's own `result`, e.g. a 413 for an oversized upload). `dispose` releases what the bound
+ * value holds (a form's temporary files) once the result is executed: a result must not stream them.
+ */
+export type BindOutcome<T> =
+  | { ok: true; value: T; dispose?: () => Promise<void> | void }
+  | { ok: false; errors: Record<string, string>; result?: Result };
+/** Synchronous for route, query and header values; a promise when binding reads the body (a form). */
+export type Binder<T> = (ctx: HttpContext) => BindOutcome<T> | Promise<BindOutcome<T>>;
 
 /** Handed to filters and the handler. `args` is undefined when binding failed. */
 export interface InvocationContext<T = unknown> {
@@ -19,15 +26,7 @@ export type Handler<T = unknown> = (ctx: InvocationContext<T>) => unknown;
 /** Runs around the handler: code before `next()` on the way in, after it on the way out. */
 export type EndpointFilter = (ctx: InvocationContext, next: () => Promise<Result>) => Promise<Result>;
 
-/**
- * Open-ended endpoint metadata; each concern reads its own keys (authorization, rate limits, …).
- * `builtIn: true` marks the routing's own 405/415 endpoints (logged without a route template).
- */
-export type Metadata = Readonly<Record<string, unknown>>;
-
-export interface Endpoint {
-  /** e.g. `GET /v1/devices`, used in logs (the route template, never the raw path). */
-  readonly displayName: string;
+export interface Endpoint extends SelectedEndpoint {
   readonly template: RouteTemplate;
   /** Upper-case methods; null accepts any. */
   readonly methods: readonly string[] | null;
@@ -42,6 +41,8 @@ export interface Endpoint {
   readonly filters: readonly EndpointFilter[];
   readonly bind: Binder<unknown> | undefined;
   readonly handler: Handler<any>;
+  /** Set for a controller action: runs its own filter pipeline instead of binding, filters and handler. */
+  readonly invoke?: (ctx: HttpContext) => Promise<void>;
 }
 
 export interface EndpointOptions<T> {
@@ -53,4 +54,6 @@ export interface EndpointOptions<T> {
   bind?: Binder<T>;
   /** Overrides the display name (defaults to `METHOD template`). */
   name?: string;
+  /** A controller action's own pipeline (src/host/controllers/); the handler then never runs. */
+  invoke?: (ctx: HttpContext) => Promise<void>;
 }

@@ -45,7 +45,8 @@ export function exceptionHandler(options: ExceptionHandlerOptions): Middleware {
       } catch (second) {
         ctx.log.error({ err: second }, 'error path failed');
         // Whatever the second failure says about itself, the request failed on the server: 500.
-        failure = second instanceof HubError ? Object.assign(new Error(second.message), { stack: second.stack }) : second;
+        failure =
+          second instanceof HubError ? Object.assign(new Error(second.message), { stack: second.stack }) : second;
       } finally {
         // The problem's instance is the path the client asked for, never the error path.
         ctx.path = originalPath;

@@ -1,7 +1,35 @@
+import { systemClock } from '../clock.js';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex, Readable } from 'node:stream';
 import type { Logger } from 'pino';
-import type { Endpoint } from './endpoint.js';
+import { createEdgeIdentity, type EdgeIdentity } from '../edge/edge-identity.js';
+import { serviceKey } from '../container/service-key.js';
+import type { ServiceProvider } from '../container/service-provider.js';
+import { scopeValue, type ServiceScope } from '../container/service-scope.js';
+
+let untrustingEdge: EdgeIdentity | undefined;
+/** No public base URL and no trusted proxy: the socket's scheme, the Host header and the peer. */
+function defaultEdge(): EdgeIdentity {
+  return (untrustingEdge ??= createEdgeIdentity());
+}
+
+/**
+ * Open-ended endpoint metadata; each concern reads its own keys (authorization, rate limits, …).
+ * `builtIn: true` marks the routing's own 405/415 endpoints (logged without a route template).
+ */
+export type Metadata = Readonly<Record<string, unknown>>;
+
+/**
+ * What middleware after routing reads of the endpoint it selected (spec "What the service does" 6):
+ * its name, route template and metadata. The whole endpoint, handler and filters included, is an
+ * `Endpoint` (endpoint.ts), which the pipeline's end invokes.
+ */
+export interface SelectedEndpoint {
+  /** e.g. `GET /v1/devices`, used in logs (the route template, never the raw path). */
+  readonly displayName: string;
+  readonly template: { readonly text: string };
+  readonly metadata: Metadata;
+}
 
 /** What the pipeline will write: buffered until the pipeline unwinds, so outer middleware can still change it. */
 export class ResponseState {
@@ -42,6 +70,9 @@ export interface UpgradeRequest {
   head: Buffer;
 }
 
+/** The request itself, as a value of its service scope. */
+export const HTTP_CONTEXT = serviceKey<HttpContext>('httpContext');
+
 /** Everything one request carries through the pipeline. */
 export class HttpContext {
   readonly method: string;
@@ -52,7 +83,7 @@ export class HttpContext {
   /** The raw body, read before the pipeline; undefined when the request had none. */
   readonly body: Buffer | undefined;
   /** Selected at the routing position; null before it, and when no endpoint fits. */
-  endpoint: Endpoint | null = null;
+  endpoint: SelectedEndpoint | null = null;
   routeValues: Record<string, string> = {};
   /** Set by authentication; null when anonymous. */
   user: unknown = null;
@@ -64,15 +95,19 @@ export class HttpContext {
   error: unknown = undefined;
   /** The path that failed (pathBase + path), while the exception handler re-executes at its error path. */
   errorPath: string | undefined = undefined;
-  readonly startedAt = performance.now();
+  readonly startedAt = systemClock.monotonicNow();
 
   readonly traceId: string;
   readonly log: Logger;
   readonly upgrade: UpgradeRequest | undefined;
-  readonly #resolveOrigin: ((req: IncomingMessage) => string) | undefined;
+  readonly #edge: EdgeIdentity | undefined;
   #origin: string | undefined;
+  #clientAddress: string | undefined;
   /** The raw response, for an endpoint that hands the request to another HTTP handler (Results.handOff). */
   readonly rawResponse: ServerResponse | undefined;
+  readonly #provider: ServiceProvider | undefined;
+  #scope: ServiceScope | undefined;
+  #stopWatching: (() => void) | undefined;
 
   constructor(
     readonly raw: IncomingMessage,
@@ -82,9 +117,11 @@ export class HttpContext {
       traceId: string;
       log: Logger;
       upgrade?: UpgradeRequest;
-      /** The public scheme and host (Http:PublicBaseUrl, trusted X-Forwarded-*); default: socket scheme + Host. */
-      resolveOrigin?: (req: IncomingMessage) => string;
+      /** Origin and client address (Http:PublicBaseUrl, Http:TrustedProxies); default: socket scheme + Host, the peer. */
+      edge?: EdgeIdentity;
       rawResponse?: ServerResponse;
+      /** The container whose request scope `services` is. */
+      services?: ServiceProvider;
     },
   ) {
     this.method = (raw.method ?? 'GET').toUpperCase();
@@ -96,8 +133,44 @@ export class HttpContext {
     this.traceId = init.traceId;
     this.log = init.log;
     this.upgrade = init.upgrade;
-    this.#resolveOrigin = init.resolveOrigin;
+    this.#edge = init.edge;
     this.rawResponse = init.rawResponse;
+    this.#provider = init.services;
+  }
+
+  /**
+   * The request's service scope, created when first used (a request that resolves nothing scoped
+   * pays nothing) and disposed when the request ends: when the pipeline has finished, errors
+   * included, or when the connection closes before the answer went out (the client went away, a
+   * timeout cut it), whichever comes first.
+   */
+  get services(): ServiceScope {
+    if (this.#scope === undefined) {
+      if (this.#provider === undefined) throw new Error('this request has no service container');
+      const scope = this.#provider.createScope([scopeValue(HTTP_CONTEXT, this)]);
+      this.#scope = scope;
+      const connection = this.rawResponse ?? this.upgrade?.socket;
+      if (connection !== undefined) {
+        const onClose = () => {
+          if (!this.rawResponse?.writableFinished)
+            void scope
+              .dispose()
+              .catch((err: unknown) =>
+                this.log.error({ err, traceId: this.traceId }, 'request services failed to dispose'),
+              );
+        };
+        connection.once('close', onClose);
+        this.#stopWatching = () => connection.off('close', onClose);
+      }
+    }
+    return this.#scope;
+  }
+
+  /** Disposes the request's scope, if it was ever created (the host calls it when the request ends). */
+  endServices(): Promise<void> | undefined {
+    if (this.#scope === undefined) return undefined;
+    this.#stopWatching?.();
+    return this.#scope.dispose();
   }
 
   /** The query string's parameters (parsed when first read: most requests never look). */
@@ -120,10 +193,12 @@ export class HttpContext {
    * else the socket's scheme and the Host header, overridden by X-Forwarded-Proto/Host from a trusted proxy.
    */
   get origin(): string {
-    if (this.#origin !== undefined) return this.#origin;
-    if (this.#resolveOrigin !== undefined) return (this.#origin = this.#resolveOrigin(this.raw));
-    const encrypted = (this.raw.socket as { encrypted?: boolean }).encrypted === true;
-    return (this.#origin = `${encrypted ? 'https' : 'http'}://${this.headers.host ?? 'localhost'}`);
+    return (this.#origin ??= (this.#edge ?? defaultEdge()).origin(this.raw));
+  }
+
+  /** The client's address: the peer, or what a trusted proxy says it forwarded for (`Http:TrustedProxies`). */
+  get clientAddress(): string {
+    return (this.#clientAddress ??= (this.#edge ?? defaultEdge()).clientAddress(this.raw));
   }
 
   /** True when the client reached us over https (directly, through a trusted proxy, or per Http:PublicBaseUrl). */

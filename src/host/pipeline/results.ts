@@ -90,7 +90,8 @@ export class HandOffResult implements Result {
 
   execute(ctx: HttpContext): void {
     const res = ctx.rawResponse;
-    if (res === undefined) throw new Error('no raw response to hand off (an upgrade, or a request not from the server)');
+    if (res === undefined)
+      throw new Error('no raw response to hand off (an upgrade, or a request not from the server)');
     for (const [name, value] of ctx.response.headers) res.setHeader(name, value);
     ctx.response.hijacked = true;
     this.handler(ctx.raw, res);
@@ -103,17 +104,24 @@ export const Results = {
   noContent: (headers?: Record<string, string>) => new BytesResult(null, 204, headers),
   text: (body: string, status = 200, contentType = 'text/plain; charset=utf-8') =>
     new BytesResult(body, status, { 'content-type': contentType }),
-  bytes: (body: string | Buffer, headers: Record<string, string>, status = 200) => new BytesResult(body, status, headers),
+  bytes: (body: string | Buffer, headers: Record<string, string>, status = 200) =>
+    new BytesResult(body, status, headers),
   stream: (body: Readable, headers: Record<string, string>, status = 200) => new StreamResult(body, status, headers),
   status: (status: number, headers?: Record<string, string>) => new BytesResult(null, status, headers),
-  problem: (definition: ErrorDefinition, detail?: string, extensions?: Record<string, unknown>, headers?: Record<string, string>) =>
-    new ProblemResult(definition, detail ?? definition.title, extensions, headers),
+  problem: (
+    definition: ErrorDefinition,
+    detail?: string,
+    extensions?: Record<string, unknown>,
+    headers?: Record<string, string>,
+  ) => new ProblemResult(definition, detail ?? definition.title, extensions, headers),
   handled: () => new HandledResult(),
   handOff: (handler: (req: IncomingMessage, res: ServerResponse) => void) => new HandOffResult(handler),
 };
 
 export function isResult(value: unknown): value is Result {
-  return typeof value === 'object' && value !== null && typeof (value as Result).execute === 'function' && 'status' in value;
+  return (
+    typeof value === 'object' && value !== null && typeof (value as Result).execute === 'function' && 'status' in value
+  );
 }
 
 function where(ctx: HttpContext) {
@@ -133,4 +141,3 @@ export function writeProblem(ctx: HttpContext, body: object, headers: Record<str
 export function writeErrorProblem(ctx: HttpContext, error: unknown, development: boolean): void {
   writeProblem(ctx, problemFromError(error, where(ctx), development));
 }
-

@@ -49,7 +49,8 @@ export function parseTemplate(text: string): RouteTemplate {
       if (i !== parts.length - 1) throw new Error(`route template '${text}': a catch-all must be the last segment`);
       return { kind: 'catchall', name: name! };
     }
-    if (optional && i !== parts.length - 1) throw new Error(`route template '${text}': only the last parameter may be optional`);
+    if (optional && i !== parts.length - 1)
+      throw new Error(`route template '${text}': only the last parameter may be optional`);
     const constraints = [...(constraintText ?? '').matchAll(/:([a-z]+)(?:\(([^)]*)\))?/g)].map(([, cname, arg]) => {
       const make = CONSTRAINTS[cname!];
       if (!make) throw new Error(`route template '${text}': unknown constraint '${cname}'`);
@@ -63,7 +64,13 @@ export function parseTemplate(text: string): RouteTemplate {
     return { kind: 'param', name: name!, constraints, optional: Boolean(optional) };
   });
   const precedence = segments.map((s) =>
-    s.kind === 'literal' ? RANK.literal : s.kind === 'catchall' ? RANK.catchall : s.constraints.length ? RANK.constrained : RANK.param,
+    s.kind === 'literal'
+      ? RANK.literal
+      : s.kind === 'catchall'
+        ? RANK.catchall
+        : s.constraints.length
+          ? RANK.constrained
+          : RANK.param,
   );
   return { text, segments, precedence };
 }

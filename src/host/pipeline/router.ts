@@ -43,7 +43,10 @@ export class Router {
   select(req: RouteRequest): Selection {
     // By method (and host and body type only where endpoints constrain them), then by path: no key
     // string is built per request.
-    const scope = this.#byHost || this.#byType ? `${req.method} ${this.#byHost ? req.host : ''} ${this.#byType ? req.contentType : ''}` : req.method;
+    const scope =
+      this.#byHost || this.#byType
+        ? `${req.method} ${this.#byHost ? req.host : ''} ${this.#byType ? req.contentType : ''}`
+        : req.method;
     let byPath = this.#cache.get(scope);
     let selection = byPath?.get(req.path);
     if (selection === undefined) {
@@ -83,7 +86,9 @@ export class Router {
     if (survivors.length === 0) return { kind: 'none' };
 
     survivors.sort(
-      (a, b) => a.endpoint.order - b.endpoint.order || comparePrecedence(b.endpoint.template.precedence, a.endpoint.template.precedence),
+      (a, b) =>
+        a.endpoint.order - b.endpoint.order ||
+        comparePrecedence(b.endpoint.template.precedence, a.endpoint.template.precedence),
     );
     const [best, second] = survivors;
     if (
@@ -91,7 +96,16 @@ export class Router {
       second.endpoint.order === best!.endpoint.order &&
       comparePrecedence(second.endpoint.template.precedence, best!.endpoint.template.precedence) === 0
     ) {
-      return { kind: 'ambiguous', candidates: survivors.filter((c) => c.endpoint.order === best!.endpoint.order && comparePrecedence(c.endpoint.template.precedence, best!.endpoint.template.precedence) === 0).map((c) => c.endpoint) };
+      return {
+        kind: 'ambiguous',
+        candidates: survivors
+          .filter(
+            (c) =>
+              c.endpoint.order === best!.endpoint.order &&
+              comparePrecedence(c.endpoint.template.precedence, best!.endpoint.template.precedence) === 0,
+          )
+          .map((c) => c.endpoint),
+      };
     }
     return { kind: 'endpoint', endpoint: best!.endpoint, values: Object.freeze(best!.values) };
   }
@@ -104,5 +118,7 @@ function acceptsMethod(endpoint: Endpoint, method: string): boolean {
 function acceptsContentType(endpoint: Endpoint, contentType: string | undefined): boolean {
   // A request without a body has nothing to reject on.
   if (endpoint.accepts === null || contentType === undefined) return true;
-  return endpoint.accepts.some((a) => a === contentType || a === '*/*' || (a.endsWith('/*') && contentType.startsWith(a.slice(0, -1))));
+  return endpoint.accepts.some(
+    (a) => a === contentType || a === '*/*' || (a.endsWith('/*') && contentType.startsWith(a.slice(0, -1))),
+  );
 }

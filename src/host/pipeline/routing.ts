@@ -2,8 +2,9 @@ import { Errors, HubError } from '../errors.js';
 import type { Endpoint } from './endpoint.js';
 import { EndpointGroup } from './endpoint-builder.js';
 import type { HttpContext } from './http-context.js';
+import { isPreflight, requestedMethod, setPreflightTarget } from './preflight.js';
 import { Results } from './results.js';
-import { Router } from './router.js';
+import type { Router } from './router.js';
 
 /** Built-in endpoints selected when the path fits but nothing accepts the method or the body. */
 function builtIn(displayName: string, result: () => ReturnType<typeof Results.problem>): Endpoint {
@@ -24,12 +25,13 @@ export function mediaType(ctx: HttpContext): string | undefined {
 
 /** Selects the endpoint for ctx.path and records it on the context (the routing position). */
 export function selectEndpoint(router: Router, ctx: HttpContext): void {
-  const selection = router.select({
-    method: ctx.method,
-    path: ctx.path,
-    host: ctx.headers.host,
-    contentType: mediaType(ctx),
-  });
+  const request = { method: ctx.method, path: ctx.path, host: ctx.headers.host, contentType: mediaType(ctx) };
+  if (isPreflight(ctx)) {
+    // CORS answers a preflight with the policy of the endpoint the actual request would reach.
+    const target = router.select({ ...request, method: requestedMethod(ctx) });
+    setPreflightTarget(ctx, target.kind === 'endpoint' ? target.endpoint : null);
+  }
+  const selection = router.select(request);
   switch (selection.kind) {
     case 'endpoint':
       ctx.endpoint = selection.endpoint;

@@ -131,8 +131,15 @@ export class WebApplication extends PipelineBuilder {
     const errorPath = options.errorPath ?? '/error';
     this.routes.map(null, errorPath, ({ http }) => {
       if (http.error === undefined) return Results.problem(Errors.HTTP_NOT_FOUND, 'No endpoint matches this path.');
-      const body = problemFromError(http.error, { instance: http.errorPath ?? http.originalPath, traceId: http.traceId }, this.#development);
-      return Results.json(body, body.status, { 'content-type': 'application/problem+json; charset=utf-8', 'cache-control': 'no-store' });
+      const body = problemFromError(
+        http.error,
+        { instance: http.errorPath ?? http.originalPath, traceId: http.traceId },
+        this.#development,
+      );
+      return Results.json(body, body.status, {
+        'content-type': 'application/problem+json; charset=utf-8',
+        'cache-control': 'no-store',
+      });
     });
     return this.use(exceptionHandler({ errorPath, hooks: options.hooks ?? [], development: this.#development }));
   }
@@ -141,7 +148,8 @@ export class WebApplication extends PipelineBuilder {
     this.routerRef.current = new Router(this.endpoints);
     const steps: Step[] = this.#routingPlaced ? this.steps : [ROUTING, ...this.steps];
     return this.compile(steps, (ctx) => {
-      if (ctx.endpoint) return invokeEndpoint(ctx, ctx.endpoint);
+      // Routing selects only endpoints of this application (its router's, or its built-in 405/415).
+      if (ctx.endpoint) return invokeEndpoint(ctx, ctx.endpoint as Endpoint);
       notFound(ctx);
       return DONE;
     });

@@ -37,16 +37,22 @@ export interface ApiCheckResult {
 export async function apiCheck(options: ApiCheckOptions): Promise<ApiCheckResult> {
   const spectral = new spectralCore.Spectral();
   spectral.setRuleset({ extends: [[oas as never, 'recommended']] });
-  const findings = await spectral.run(new spectralCore.Document(JSON.stringify(options.document, null, 2), Parsers.Json, 'public.json'));
+  const findings = await spectral.run(
+    new spectralCore.Document(JSON.stringify(options.document, null, 2), Parsers.Json, 'public.json'),
+  );
   const line = (f: (typeof findings)[number]) => `${f.code} at ${f.path.join('.') || '(root)'}: ${f.message}`;
   const lintErrors = findings.filter((f) => f.severity === 0).map(line);
   const lintWarnings = findings.filter((f) => f.severity === 1).map(line);
 
   const archived = archivedVersions(options.publishedDir);
   const baseline = archived.at(-1);
-  const breaks = baseline ? breakingChanges(readJson(join(options.publishedDir, `public-${baseline}.json`)), options.document) : [];
+  const breaks = baseline
+    ? breakingChanges(readJson(join(options.publishedDir, `public-${baseline}.json`)), options.document)
+    : [];
   const acknowledgedIds = new Set(
-    existsSync(options.acknowledgedFile) ? ((readJson(options.acknowledgedFile).acknowledged ?? []) as { id: string }[]).map((a) => a.id) : [],
+    existsSync(options.acknowledgedFile)
+      ? ((readJson(options.acknowledgedFile).acknowledged ?? []) as { id: string }[]).map((a) => a.id)
+      : [],
   );
   const acknowledged = breaks.filter((b) => acknowledgedIds.has(b.id));
   const open = breaks.filter((b) => !acknowledgedIds.has(b.id));
@@ -54,10 +60,17 @@ export async function apiCheck(options: ApiCheckOptions): Promise<ApiCheckResult
   const ok = lintErrors.length === 0 && open.length === 0 && versionProblem === undefined;
   if (ok) {
     mkdirSync(options.publishedDir, { recursive: true });
-    writeFileSync(join(options.publishedDir, `public-${String(options.document.info.version)}.json`), JSON.stringify(options.document, null, 2) + '\n');
+    writeFileSync(
+      join(options.publishedDir, `public-${String(options.document.info.version)}.json`),
+      JSON.stringify(options.document, null, 2) + '\n',
+    );
     mkdirSync(options.portalDir, { recursive: true });
     const versions = archivedVersions(options.publishedDir);
-    for (const v of versions) writeFileSync(join(options.portalDir, `${v}.html`), versionPage(readJson(join(options.publishedDir, `public-${v}.json`))));
+    for (const v of versions)
+      writeFileSync(
+        join(options.portalDir, `${v}.html`),
+        versionPage(readJson(join(options.publishedDir, `public-${v}.json`))),
+      );
     writeFileSync(join(options.portalDir, 'index.html'), indexPage([...versions].reverse()));
   }
   return { ok, lintErrors, lintWarnings, breaks: open, acknowledged, baseline, versionProblem };
@@ -69,7 +82,10 @@ function checkVersion(document: Doc, baseline: string, publishedDir: string): st
   if (!/^\d+\.\d+\.\d+$/.test(version)) return `info.version ${version} is not MAJOR.MINOR.PATCH`;
   const order = compareVersions(version, baseline);
   if (order < 0) return `info.version ${version} is lower than the published ${baseline}`;
-  if (order === 0 && JSON.stringify(readJson(join(publishedDir, `public-${baseline}.json`))) !== JSON.stringify(document)) {
+  if (
+    order === 0 &&
+    JSON.stringify(readJson(join(publishedDir, `public-${baseline}.json`))) !== JSON.stringify(document)
+  ) {
     return `the public document changed but info.version is still ${baseline}: raise the minor (a compatible change) or the major (a breaking one)`;
   }
   return undefined;

@@ -1,5 +1,5 @@
 /**
- * Breaking changes between two OpenAPI 3.1 documents, by the rules of the README's "Versioning":
+ * Breaking changes between two OpenAPI 3.1 documents, by the rules of docs/http-api.md, "Versioning and API descriptions":
  * removing an operation, a response field or a success status; making a request value required that
  * was optional or absent; changing a type; requiring authentication where none was. Each break has a
  * stable id so it can be acknowledged in `api/acknowledged-breaks.json`.
@@ -28,7 +28,8 @@ export function breakingChanges(before: Doc, after: Doc): BreakingChange[] {
         add('operation-removed', op, `${op} was removed`);
         continue;
       }
-      if ((was.security ?? []).length === 0 && (now.security ?? []).length > 0) add('security-added', op, `${op} now requires authentication`);
+      if ((was.security ?? []).length === 0 && (now.security ?? []).length > 0)
+        add('security-added', op, `${op} now requires authentication`);
       compareParameters(before, after, op, was, now, add);
       const reqBefore = firstSchema(was.requestBody?.content);
       const reqAfter = firstSchema(now.requestBody?.content);
@@ -59,7 +60,8 @@ function compareParameters(before: Doc, after: Doc, op: string, was: Doc, now: D
     if (!n) add('parameter-removed', `${op}:${k}`, `${op} no longer takes ${k}`);
     else {
       if (n.required && !p.required) add('parameter-required', `${op}:${k}`, `${op} now requires ${k}`);
-      if (typeOf(before, p.schema) !== typeOf(after, n.schema)) add('parameter-type-changed', `${op}:${k}`, `${op} ${k} changed type`);
+      if (typeOf(before, p.schema) !== typeOf(after, n.schema))
+        add('parameter-type-changed', `${op}:${k}`, `${op} ${k} changed type`);
     }
   }
   for (const [k, n] of nowParams) {
@@ -73,16 +75,20 @@ type Add = (kind: string, where: string, message: string) => void;
 function compareRequest(before: Doc, after: Doc, op: string, a: Schema, b: Schema, at: string, add: Add): void {
   const s = resolve(before, a);
   const t = resolve(after, b);
-  if (typeOf(before, s) !== typeOf(after, t)) return void add('request-type-changed', `${op}:${at || 'body'}`, `${op} ${at || 'body'} changed type`);
-  if (s.type === 'array' && s.items && t.items) return compareRequest(before, after, op, s.items, t.items, `${at}[]`, add);
+  if (typeOf(before, s) !== typeOf(after, t))
+    return void add('request-type-changed', `${op}:${at || 'body'}`, `${op} ${at || 'body'} changed type`);
+  if (s.type === 'array' && s.items && t.items)
+    return compareRequest(before, after, op, s.items, t.items, `${at}[]`, add);
   const required = new Set<string>(s.required ?? []);
   for (const name of t.required ?? []) {
-    if (!required.has(name)) add('request-property-required', `${op}:${join(at, name)}`, `${op} now requires ${join(at, name)}`);
+    if (!required.has(name))
+      add('request-property-required', `${op}:${join(at, name)}`, `${op} now requires ${join(at, name)}`);
   }
   for (const [name, sub] of Object.entries<Schema>(s.properties ?? {})) {
     const next = t.properties?.[name];
     if (next) compareRequest(before, after, op, sub, next, join(at, name), add);
-    else if (t.additionalProperties === false) add('request-property-removed', `${op}:${join(at, name)}`, `${op} no longer accepts ${join(at, name)}`);
+    else if (t.additionalProperties === false)
+      add('request-property-removed', `${op}:${join(at, name)}`, `${op} no longer accepts ${join(at, name)}`);
   }
 }
 
@@ -90,15 +96,19 @@ function compareRequest(before: Doc, after: Doc, op: string, a: Schema, b: Schem
 function compareResponse(before: Doc, after: Doc, where: string, a: Schema, b: Schema, at: string, add: Add): void {
   const s = resolve(before, a);
   const t = resolve(after, b);
-  if (typeOf(before, s) !== typeOf(after, t)) return void add('response-type-changed', `${where}:${at || 'body'}`, `${where} ${at || 'body'} changed type`);
-  if (s.type === 'array' && s.items && t.items) return compareResponse(before, after, where, s.items, t.items, `${at}[]`, add);
+  if (typeOf(before, s) !== typeOf(after, t))
+    return void add('response-type-changed', `${where}:${at || 'body'}`, `${where} ${at || 'body'} changed type`);
+  if (s.type === 'array' && s.items && t.items)
+    return compareResponse(before, after, where, s.items, t.items, `${at}[]`, add);
   const required = new Set<string>(t.required ?? []);
   for (const name of s.required ?? []) {
-    if (!required.has(name) && t.properties?.[name]) add('response-property-optional', `${where}:${join(at, name)}`, `${where} ${join(at, name)} may now be absent`);
+    if (!required.has(name) && t.properties?.[name])
+      add('response-property-optional', `${where}:${join(at, name)}`, `${where} ${join(at, name)} may now be absent`);
   }
   for (const [name, sub] of Object.entries<Schema>(s.properties ?? {})) {
     const next = t.properties?.[name];
-    if (!next) add('response-property-removed', `${where}:${join(at, name)}`, `${where} no longer returns ${join(at, name)}`);
+    if (!next)
+      add('response-property-removed', `${where}:${join(at, name)}`, `${where} no longer returns ${join(at, name)}`);
     else compareResponse(before, after, where, sub, next, join(at, name), add);
   }
 }

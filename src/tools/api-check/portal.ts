@@ -24,14 +24,33 @@ export function versionPage(doc: Doc): string {
 <p><strong>${esc(op.summary)}</strong></p><p>${esc(op.description)}</p>
 ${(op.security ?? []).length > 0 ? '<p>Requires a bearer user token.</p>' : '<p>No authentication.</p>'}
 ${params.length ? `<table><tr><th>parameter</th><th>in</th><th>required</th><th>schema</th><th>description</th></tr>${params.map((p) => `<tr><td><code>${esc(p.name)}</code></td><td>${esc(p.in)}</td><td>${p.required ? 'yes' : 'no'}</td><td><code>${esc(JSON.stringify(p.schema))}</code></td><td>${esc(p.description)}</td></tr>`).join('')}</table>` : ''}
-${op.requestBody ? `<h3>Request body</h3>${Object.entries<Doc>(op.requestBody.content).map(([type, c]) => `<p><code>${esc(type)}</code></p>${json(c.schema)}`).join('')}` : ''}
-<h3>Responses</h3>${Object.entries<Doc>(op.responses ?? {}).map(([status, r]) => `<p><strong>${esc(status)}</strong> ${esc(r.description)}</p>${Object.entries<Doc>(r.content ?? {}).map(([type, c]) => `<p><code>${esc(type)}</code></p>${json(c.schema)}`).join('')}`).join('')}`);
+${
+  op.requestBody
+    ? `<h3>Request body</h3>${Object.entries<Doc>(op.requestBody.content)
+        .map(([type, c]) => `<p><code>${esc(type)}</code></p>${json(c.schema)}`)
+        .join('')}`
+    : ''
+}
+<h3>Responses</h3>${Object.entries<Doc>(op.responses ?? {})
+        .map(
+          ([status, r]) =>
+            `<p><strong>${esc(status)}</strong> ${esc(r.description)}</p>${Object.entries<Doc>(r.content ?? {})
+              .map(([type, c]) => `<p><code>${esc(type)}</code></p>${json(c.schema)}`)
+              .join('')}`,
+        )
+        .join('')}`);
     }
   }
-  return page(`${doc.info?.title} ${doc.info?.version}`, `<p><a href="index.html">All versions</a></p><h1>${esc(doc.info?.title)} <small>${esc(doc.info?.version)}</small></h1>
-<p>${esc(doc.info?.description)}</p><h3>Schemas</h3>${json(doc.components?.schemas ?? {})}${ops.join('\n')}`);
+  return page(
+    `${doc.info?.title} ${doc.info?.version}`,
+    `<p><a href="index.html">All versions</a></p><h1>${esc(doc.info?.title)} <small>${esc(doc.info?.version)}</small></h1>
+<p>${esc(doc.info?.description)}</p><h3>Schemas</h3>${json(doc.components?.schemas ?? {})}${ops.join('\n')}`,
+  );
 }
 
 export function indexPage(versions: readonly string[]): string {
-  return page('Telemetry Hub API versions', `<h1>Telemetry Hub API</h1><ul>${versions.map((v) => `<li><a href="${esc(v)}.html">${esc(v)}</a></li>`).join('')}</ul>`);
+  return page(
+    'Telemetry Hub API versions',
+    `<h1>Telemetry Hub API</h1><ul>${versions.map((v) => `<li><a href="${esc(v)}.html">${esc(v)}</a></li>`).join('')}</ul>`,
+  );
 }

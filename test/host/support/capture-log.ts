@@ -1,12 +1,14 @@
 import { Writable } from 'node:stream';
 import type { Logger } from 'pino';
-import type { AppConfig } from '../../../src/app/app-config.js';
+import type { AppConfig } from '../../../src/compose/app-config.js';
 import { createRootLogger } from '../../../src/host/logging.js';
 
 export type LogLine = Record<string, unknown> & { msg?: string; level: number };
 
 /** A root logger (JSON, as outside Development) whose lines the test can read. */
-export function captureLog(config: Pick<AppConfig, 'logging'> = { logging: { defaultLevel: 'info', categories: {} } }): {
+export function captureLog(
+  config: Pick<AppConfig, 'logging'> = { logging: { defaultLevel: 'info', categories: {} } },
+): {
   log: Logger;
   /** The lines written so far, parsed. */
   logs: () => LogLine[];
@@ -22,7 +24,12 @@ export function captureLog(config: Pick<AppConfig, 'logging'> = { logging: { def
   const log = createRootLogger({ isDevelopment: false, logging: config.logging }, destination);
   return {
     log,
-    logs: () => raw.join('').split('\n').filter(Boolean).map((l) => JSON.parse(l) as LogLine),
+    logs: () =>
+      raw
+        .join('')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as LogLine),
     text: () => raw.join(''),
   };
 }

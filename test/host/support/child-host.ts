@@ -16,13 +16,22 @@ export class ChildHost {
   output = '';
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 
-  constructor(entry: string, args: readonly string[], env: Record<string, string> = {}) {
+  constructor(
+    entry: string,
+    args: readonly string[],
+    env: Record<string, string> = {},
+    options: { cwd?: string } = {},
+  ) {
     const base = { ...process.env };
     delete base.HUB_ENVIRONMENT;
     // Each process its own embedded database (one process per directory), unless the test picks one.
     const data = env.Database__DataDirectory === undefined ? freshDataDirectory() : undefined;
     if (data) base.Database__DataDirectory = data.path;
-    this.process = spawn(process.execPath, [entry, ...args], { cwd: ROOT, env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    this.process = spawn(process.execPath, [entry, ...args], {
+      cwd: options.cwd ?? ROOT,
+      env: { ...base, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     this.process.stdout!.on('data', (d: Buffer) => (this.output += d.toString()));
     this.process.stderr!.on('data', (d: Buffer) => (this.output += d.toString()));
     this.exited = new Promise((resolve) => this.process.once('exit', (code, signal) => resolve({ code, signal })));
@@ -39,9 +48,15 @@ export class ChildHost {
         if (m) finish(() => resolve(m));
         return m !== null;
       };
-      const timer = setTimeout(() => finish(() => reject(new Error(`timed out waiting for ${pattern}; output:\n${this.output}`))), timeoutMs);
+      const timer = setTimeout(
+        () => finish(() => reject(new Error(`timed out waiting for ${pattern}; output:\n${this.output}`))),
+        timeoutMs,
+      );
       // Output may still be in flight when 'exit' fires: look once more on the next turn.
-      const onExit = () => setImmediate(() => check() || finish(() => reject(new Error(`exited before ${pattern}; output:\n${this.output}`))));
+      const onExit = () =>
+        setImmediate(
+          () => check() || finish(() => reject(new Error(`exited before ${pattern}; output:\n${this.output}`))),
+        );
       const finish = (fn: () => void) => {
         clearTimeout(timer);
         this.process.stdout!.off('data', check);
@@ -59,7 +74,9 @@ export class ChildHost {
   /** The bound URL from the `listening` line (JSON or the readable Development format). */
   async listeningUrl(): Promise<string> {
     // JSON puts the fields before the message, the readable format after it.
-    const m = await this.waitFor(/"url":"(http:\/\/[^"]+)"[^\n]*"msg":"listening"|\blistening\b[^\n]*\n(?:\s+\w+:[^\n]*\n)*?\s+url:\s*"(http:\/\/[^"]+)"/);
+    const m = await this.waitFor(
+      /"url":"(http:\/\/[^"]+)"[^\n]*"msg":"listening"|\blistening\b[^\n]*\n(?:\s+\w+:[^\n]*\n)*?\s+url:\s*"(http:\/\/[^"]+)"/,
+    );
     return (m[1] ?? m[2])!;
   }
 
@@ -72,7 +89,8 @@ export class ChildHost {
 export async function killChildren(): Promise<void> {
   await Promise.all(
     [...children].map(async (child) => {
-      if (child.process.exitCode === null && child.process.signalCode === null) process.kill(child.process.pid!, 'SIGKILL');
+      if (child.process.exitCode === null && child.process.signalCode === null)
+        process.kill(child.process.pid!, 'SIGKILL');
       await child.exited;
     }),
   );

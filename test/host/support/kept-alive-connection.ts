@@ -33,7 +33,9 @@ export class KeptAliveConnection {
   static open(url: string): Promise<KeptAliveConnection> {
     const { hostname, port } = new URL(url);
     return new Promise((resolve, reject) => {
-      const socket = connect({ host: hostname === 'localhost' ? '127.0.0.1' : hostname, port: Number(port) }, () => resolve(new KeptAliveConnection(socket)));
+      const socket = connect({ host: hostname === 'localhost' ? '127.0.0.1' : hostname, port: Number(port) }, () =>
+        resolve(new KeptAliveConnection(socket)),
+      );
       socket.once('error', reject);
     });
   }

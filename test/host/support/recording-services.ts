@@ -1,7 +1,11 @@
 import { BackgroundService, type HostedService } from '../../../src/host/lifecycle/hosted-service.js';
 
 /** A hosted service that writes what happens to it into a shared trace. */
-export function recordingService(name: string, trace: string[], options: { failStart?: boolean; hangStop?: boolean } = {}): HostedService & { stopSignal?: AbortSignal } {
+export function recordingService(
+  name: string,
+  trace: string[],
+  options: { failStart?: boolean; hangStop?: boolean } = {},
+): HostedService & { stopSignal?: AbortSignal } {
   const service: HostedService & { stopSignal?: AbortSignal } = {
     name,
     async start() {

@@ -1,8 +1,8 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AppConfig } from '../../../src/app/app-config.js';
-import { loadConfig } from '../../../src/app/load-app-config.js';
+import type { AppConfig } from '../../../src/compose/app-config.js';
+import { loadConfig } from '../../../src/compose/load-app-config.js';
 
 /** A directory holding the given appsettings files (name → JSON value or raw text). */
 export function contentRoot(files: Record<string, unknown> = {}): string {

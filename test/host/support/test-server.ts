@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { ServiceProvider } from '../../../src/host/container/service-provider.js';
 import { createHttpServer } from '../../../src/host/http/http-server.js';
 import { HttpServerService } from '../../../src/host/http/http-server-service.js';
 import { WebApplication } from '../../../src/host/pipeline/web-application.js';
@@ -18,14 +19,20 @@ export interface TestServer {
  */
 export function testServer(
   configure: (web: WebApplication) => void,
-  options: { development?: boolean; bodyLimitBytes?: number } = {},
+  options: { development?: boolean; bodyLimitBytes?: number; services?: ServiceProvider } = {},
 ): TestServer {
   const capture = captureLog();
   const development = options.development ?? false;
   const web = new WebApplication({ development });
   configure(web);
   const pipeline = web.build();
-  const fastify = createHttpServer({ app: pipeline, log: capture.log, bodyLimitBytes: options.bodyLimitBytes ?? 1024 * 1024, development });
+  const fastify = createHttpServer({
+    app: pipeline,
+    log: capture.log,
+    bodyLimitBytes: options.bodyLimitBytes ?? 1024 * 1024,
+    development,
+    services: () => options.services,
+  });
   const server = new HttpServerService({ fastify, log: capture.log, port: 0, host: '127.0.0.1' });
   return {
     server,

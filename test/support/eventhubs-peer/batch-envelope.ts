@@ -7,7 +7,10 @@ export const BATCH_FORMAT = 0x80013700;
  * The events inside one transfer. rhea decodes format-0 transfers itself; for the batch format it hands
  * over the raw bytes, so the envelope and each data section are decoded here. Sizes feed the offsets.
  */
-export function unpackTransfer(message: Message | Buffer, format: number | undefined): { message: Message; size: number }[] {
+export function unpackTransfer(
+  message: Message | Buffer,
+  format: number | undefined,
+): { message: Message; size: number }[] {
   if (!Buffer.isBuffer(message)) return [{ message, size: 1 }];
   const envelope = rhea.message.decode(message) as unknown as Message;
   if (format !== BATCH_FORMAT) return [{ message: envelope, size: message.length }];

@@ -68,8 +68,8 @@ export async function start({ hubName, partitionCount }: PeerOptions): Promise<E
   let transferCount = 0;
   let roundRobin = 0;
 
-  const receiverAddress = new RegExp(`^${escape(hubName)}/ConsumerGroups/([^/]+)/Partitions/([^/]+)$`, 'i');
-  const senderAddress = new RegExp(`^${escape(hubName)}(?:/Partitions/([^/]+))?$`, 'i');
+  const receiverAddress = new RegExp(`^${escapeRegExp(hubName)}/ConsumerGroups/([^/]+)/Partitions/([^/]+)$`, 'i');
+  const senderAddress = new RegExp(`^${escapeRegExp(hubName)}(?:/Partitions/([^/]+))?$`, 'i');
 
   const container = rhea.create_container({ id: `eventhubs-peer-${hubName}` });
   container.sasl_server_mechanisms.enable_anonymous();
@@ -99,7 +99,8 @@ export async function start({ hubName, partitionCount }: PeerOptions): Promise<E
     if (isNode(address)) return;
     const match = senderAddress.exec(address);
     const bound = partition(match?.[1]);
-    if (!match || (match[1] !== undefined && !bound)) return refuse(receiver, 'amqp:not-found', `no entity at ${address}`);
+    if (!match || (match[1] !== undefined && !bound))
+      return refuse(receiver, 'amqp:not-found', `no entity at ${address}`);
     producers.set(receiver, bound);
   });
 
@@ -181,6 +182,6 @@ export async function start({ hubName, partitionCount }: PeerOptions): Promise<E
   };
 }
 
-function escape(text: string): string {
+function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

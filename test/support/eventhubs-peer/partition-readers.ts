@@ -62,7 +62,8 @@ export class PartitionReaders {
   }
 
   forgetConnection(connection: Connection): void {
-    for (const reader of [...this.readers.values()]) if (reader.sender.connection === connection) this.forget(reader.sender);
+    for (const reader of [...this.readers.values()])
+      if (reader.sender.connection === connection) this.forget(reader.sender);
   }
 
   list(): ReaderInfo[] {
@@ -88,7 +89,8 @@ export class PartitionReaders {
   private takeOver(reader: Reader): boolean {
     if (reader.epoch === undefined) return true;
     for (const other of [...this.readers.values()]) {
-      if (other.log !== reader.log || other.consumerGroup !== reader.consumerGroup || other.epoch === undefined) continue;
+      if (other.log !== reader.log || other.consumerGroup !== reader.consumerGroup || other.epoch === undefined)
+        continue;
       if (other.epoch > reader.epoch) {
         reader.unsubscribe();
         refuse(reader.sender, 'amqp:link:stolen', `a receiver with epoch ${other.epoch} owns the partition`);

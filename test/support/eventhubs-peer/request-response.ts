@@ -13,7 +13,12 @@ export interface HubInfo {
  * name is the request's `reply_to` (core-amqp's RequestResponseLink names that link after it), correlated
  * by `message_id`.
  */
-export function answerRequest(connection: Connection, node: '$cbs' | '$management', request: Message, hub: HubInfo): void {
+export function answerRequest(
+  connection: Connection,
+  node: '$cbs' | '$management',
+  request: Message,
+  hub: HubInfo,
+): void {
   const replyTo = request.reply_to;
   const link = connection.find_sender((s: Sender) => s.name === replyTo) as Sender | undefined;
   if (!link) return;
@@ -44,7 +49,12 @@ function read(props: Record<string, unknown>, hub: HubInfo): Reply {
     return {
       status: 200,
       description: 'OK',
-      body: { name: hub.name, created_at: hub.createdAt, partition_count: hub.partitions.length, partition_ids: hub.partitions.map((p) => p.id) },
+      body: {
+        name: hub.name,
+        created_at: hub.createdAt,
+        partition_count: hub.partitions.length,
+        partition_ids: hub.partitions.map((p) => p.id),
+      },
     };
   }
   if (props.type === 'com.microsoft:partition') {

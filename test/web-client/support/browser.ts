@@ -13,15 +13,25 @@ export function shouldSkipBrowserTests(env: NodeJS.ProcessEnv, chromiumExists: b
 }
 
 export const skipBrowserTests = shouldSkipBrowserTests(process.env, hasChromium);
-if (skipBrowserTests) console.warn(`browser tests skipped: no Chromium at ${CHROMIUM} (set CHROMIUM_PATH; under CI=true this fails instead)`);
+if (skipBrowserTests)
+  console.warn(
+    `browser tests skipped: no Chromium at ${CHROMIUM} (set CHROMIUM_PATH; under CI=true this fails instead)`,
+  );
 
 /** Starts the browser, or throws saying why (missing, or present but unable to start): never a skip. */
 export async function launchChromium(executablePath = CHROMIUM): Promise<Browser> {
-  if (!existsSync(executablePath)) throw new Error(`no Chromium at ${executablePath}: install Debian's chromium or set CHROMIUM_PATH`);
+  if (!existsSync(executablePath))
+    throw new Error(`no Chromium at ${executablePath}: install Debian's chromium or set CHROMIUM_PATH`);
   try {
-    return await chromium.launch({ executablePath, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'], timeout: 30_000 });
+    return await chromium.launch({
+      executablePath,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+      timeout: 30_000,
+    });
   } catch (err) {
-    throw new Error(`Chromium at ${executablePath} could not start: ${(err as Error).message.split('\n')[0]}`, { cause: err });
+    throw new Error(`Chromium at ${executablePath} could not start: ${(err as Error).message.split('\n')[0]}`, {
+      cause: err,
+    });
   }
 }
 

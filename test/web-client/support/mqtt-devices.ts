@@ -24,7 +24,11 @@ export class MqttDevices {
 
   /** One reading, `ts` = now; resolves once the broker has it (QoS 1). */
   async publish(tenant: string, deviceId: string, data: Record<string, unknown>): Promise<void> {
-    await this.client.publishAsync(`tenants/${tenant}/devices/${deviceId}/telemetry`, JSON.stringify({ ts: Date.now(), ...data }), { qos: 1 });
+    await this.client.publishAsync(
+      `tenants/${tenant}/devices/${deviceId}/telemetry`,
+      JSON.stringify({ ts: Date.now(), ...data }),
+      { qos: 1 },
+    );
   }
 
   /**
@@ -39,8 +43,15 @@ export class MqttDevices {
       const due = Math.floor(((performance.now() - started) / 1000) * perSecond) + 1;
       for (; n < due; n++) {
         deviceIds.forEach((id, i) => {
-          const data = { temperature: temperature(n, i), humidity: Math.round((45 + 5 * Math.cos(n / 20 + i)) * 10) / 10 };
-          this.client.publish(`tenants/${tenant}/devices/${id}/telemetry`, JSON.stringify({ ts: Date.now(), ...data }), { qos: 0 });
+          const data = {
+            temperature: temperature(n, i),
+            humidity: Math.round((45 + 5 * Math.cos(n / 20 + i)) * 10) / 10,
+          };
+          this.client.publish(
+            `tenants/${tenant}/devices/${id}/telemetry`,
+            JSON.stringify({ ts: Date.now(), ...data }),
+            { qos: 0 },
+          );
           sent++;
         });
       }

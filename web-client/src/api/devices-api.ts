@@ -1,5 +1,5 @@
-import type { Reading } from '../../../src/protocol/reading';
-import { HttpError } from './http-error';
+import type { Reading } from '../../../src/wire/reading';
+import { callError, type HubClient } from './hub-client';
 
 /** One item of `GET /v1/devices` (contract "Devices (REST)"). */
 export interface DeviceSummary {
@@ -7,11 +7,6 @@ export interface DeviceSummary {
   /** Epoch ms (the server may send ms or ISO 8601; both are normalised here); null when never seen. */
   lastSeen: number | null;
   last: Reading | null;
-}
-
-interface DevicePage {
-  items: { deviceId: string; lastSeen: unknown; last: Reading | null }[];
-  nextCursor: string | null;
 }
 
 /** Largest page the contract allows: fewest round trips for big tenants. */
@@ -27,25 +22,33 @@ export function toEpochMs(v: unknown): number | null {
 }
 
 /**
- * Yields every device of the caller's tenant, one page at a time, following `nextCursor` to the end.
- * `authFetch` adds the user's credentials.
+ * Yields every device of the caller's tenant, one page at a time, following `nextCursor` to the end
+ * (`GET /v1/devices`, operation listDevices).
  */
-export async function* listDevices(
-  authFetch: (url: string, init?: RequestInit) => Promise<Response>,
-  limit = PAGE_LIMIT,
-): AsyncGenerator<DeviceSummary[]> {
+export async function* listDevices(client: HubClient, limit = PAGE_LIMIT): AsyncGenerator<DeviceSummary[]> {
   let cursor: string | null = null;
   const seen = new Set<string>();
   do {
-    const qs = new URLSearchParams({ limit: String(limit) });
-    if (cursor) qs.set('cursor', cursor);
-    const res = await authFetch(`/v1/devices?${qs}`, { headers: { accept: 'application/json' } });
-    if (!res.ok) throw await HttpError.from(res, 'Listing devices');
-    const page = (await res.json()) as DevicePage;
+    // Typed apart: the loop narrows `cursor` from the page, which TypeScript cannot infer through.
+    const query: { limit: number; cursor?: string } = cursor ? { limit, cursor } : { limit };
+    const {
+      data: page,
+      error,
+      response,
+    } = await client.GET('/v1/devices', {
+      params: { query },
+      headers: { accept: 'application/json' },
+    });
+    if (!page) throw callError(response, error, 'Listing devices');
     const items: DeviceSummary[] = [];
     for (const it of page.items ?? []) {
       if (typeof it?.deviceId !== 'string') continue;
-      items.push({ deviceId: it.deviceId, lastSeen: toEpochMs(it.lastSeen), last: it.last ?? null });
+      // The contract's `data` is any JSON object; a Reading's values are what the hub accepted.
+      items.push({
+        deviceId: it.deviceId,
+        lastSeen: toEpochMs(it.lastSeen),
+        last: (it.last as Reading | null) ?? null,
+      });
     }
     yield items;
     // A cursor that repeats would loop forever; stop rather than hammer the server.

@@ -11,16 +11,29 @@ export class HttpError extends Error {
 
   /** Builds the error from an RFC 9457 problem body when there is one, from the status otherwise. */
   static async from(res: Response, what: string): Promise<HttpError> {
-    let code = `HTTP_${res.status}`;
-    let detail = res.statusText;
+    let body: unknown;
     try {
-      const body = (await res.json()) as { code?: unknown; detail?: unknown; title?: unknown };
-      if (typeof body.code === 'string') code = body.code;
-      if (typeof body.detail === 'string') detail = body.detail;
-      else if (typeof body.title === 'string') detail = body.title;
+      body = await res.json();
     } catch {
       // Not JSON (e.g. a proxy's HTML page): the status is all we have.
     }
-    return new HttpError(res.status, code, `${what} failed: ${res.status} ${detail}`.trim());
+    return HttpError.fromProblem(res.status, res.statusText, body, what);
+  }
+
+  /** Builds the error from a body already read (anything: a problem, a proxy's text, nothing). */
+  static fromProblem(status: number, statusText: string, body: unknown, what: string): HttpError {
+    const problem = (typeof body === 'object' && body !== null ? body : {}) as {
+      code?: unknown;
+      detail?: unknown;
+      title?: unknown;
+    };
+    const code = typeof problem.code === 'string' ? problem.code : `HTTP_${status}`;
+    const detail =
+      typeof problem.detail === 'string'
+        ? problem.detail
+        : typeof problem.title === 'string'
+          ? problem.title
+          : statusText;
+    return new HttpError(status, code, `${what} failed: ${status} ${detail}`.trim());
   }
 }

@@ -1,4 +1,4 @@
-import { HttpError } from './http-error';
+import { callError, type HubClient } from './hub-client';
 
 /** One bucket of `GET /v1/devices/{id}/series` (contract v2 "History"): per numeric field, min/max/avg. */
 export interface SeriesPoint {
@@ -37,31 +37,45 @@ export function bucketFor(rangeMs: number, maxPoints = MAX_POINTS): string {
   return '1d';
 }
 
-/** The device's stored history between `from` and `to` (epoch ms), bucketed for a chart. Malformed points are skipped. */
-export async function fetchSeries(
-  authFetch: (url: string, init?: RequestInit) => Promise<Response>,
-  deviceId: string,
-  from: number,
-  to: number,
-): Promise<Series> {
-  const qs = new URLSearchParams({ from: String(Math.floor(from)), to: String(Math.ceil(to)), bucket: bucketFor(to - from) });
-  const res = await authFetch(`/v1/devices/${encodeURIComponent(deviceId)}/series?${qs}`, { headers: { accept: 'application/json' } });
-  if (!res.ok) throw await HttpError.from(res, `History of ${deviceId}`);
-  const body = (await res.json()) as { bucketMs?: unknown; points?: unknown };
-  const points = Array.isArray(body.points) ? body.points.filter(isPoint) : [];
-  return { bucketMs: typeof body.bucketMs === 'number' ? body.bucketMs : 0, points };
+/**
+ * The device's stored history between `from` and `to` (epoch ms), bucketed for a chart
+ * (`GET /v1/devices/{deviceId}/series`). Malformed points are skipped.
+ */
+export async function fetchSeries(client: HubClient, deviceId: string, from: number, to: number): Promise<Series> {
+  const {
+    data: body,
+    error,
+    response,
+  } = await client.GET('/v1/devices/{deviceId}/series', {
+    params: {
+      path: { deviceId },
+      query: { from: String(Math.floor(from)), to: String(Math.ceil(to)), bucket: bucketFor(to - from) },
+    },
+    headers: { accept: 'application/json' },
+  });
+  if (!body) throw callError(response, error, `History of ${deviceId}`);
+  const points: unknown[] = Array.isArray(body.points) ? body.points : [];
+  return { bucketMs: typeof body.bucketMs === 'number' ? body.bucketMs : 0, points: points.filter(isPoint) };
 }
 
 function isPoint(p: unknown): p is SeriesPoint {
   const v = p as Partial<SeriesPoint> | null;
-  return typeof v === 'object' && v !== null && typeof v.t === 'number' && Number.isFinite(v.t) && typeof v.fields === 'object' && v.fields !== null;
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    typeof v.t === 'number' &&
+    Number.isFinite(v.t) &&
+    typeof v.fields === 'object' &&
+    v.fields !== null
+  );
 }
 
 /** Chart rows of a series: each bucket at its start, each field at its average. */
 export function seriesRows(series: Series): { t: number; values: Map<string, number> }[] {
   return series.points.map((p) => {
     const values = new Map<string, number>();
-    for (const [name, f] of Object.entries(p.fields)) if (typeof f?.avg === 'number' && Number.isFinite(f.avg)) values.set(name, f.avg);
+    for (const [name, f] of Object.entries(p.fields))
+      if (typeof f?.avg === 'number' && Number.isFinite(f.avg)) values.set(name, f.avg);
     return { t: p.t, values };
   });
 }

@@ -48,10 +48,18 @@ export class TokenRefusedError extends Error {
  */
 export const PASTED_TOKEN_KEY = 'telemetry-hub.access-token';
 
-const JSON_GET: RequestInit = { headers: { accept: 'application/json' }, cache: 'no-store', credentials: 'same-origin' };
+const JSON_GET: RequestInit = {
+  headers: { accept: 'application/json' },
+  cache: 'no-store',
+  credentials: 'same-origin',
+};
 
 /** GETs a `{ token, tenantId, sub }` endpoint: the credentials, or the status when it gave none. */
-async function getCredentials(fetchFn: typeof fetch, url: string, via: Credentials['via']): Promise<Credentials | number> {
+async function getCredentials(
+  fetchFn: typeof fetch,
+  url: string,
+  via: Credentials['via'],
+): Promise<Credentials | number> {
   const res = await fetchFn(url, JSON_GET);
   if (!res.ok) return res.status;
   try {
@@ -81,8 +89,19 @@ export function jwtClaims(token: string): Record<string, unknown> | null {
 /** Credentials from a pasted token when it still names a tenant and has not expired, else null. */
 function fromPastedToken(token: string, now: number): Credentials | null {
   const claims = jwtClaims(token);
-  if (!claims || typeof claims['tenant_id'] !== 'string' || typeof claims['exp'] !== 'number' || claims['exp'] * 1000 <= now) return null;
-  return { token, tenantId: claims['tenant_id'], sub: typeof claims['sub'] === 'string' ? claims['sub'] : '', via: 'token' };
+  if (
+    !claims ||
+    typeof claims['tenant_id'] !== 'string' ||
+    typeof claims['exp'] !== 'number' ||
+    claims['exp'] * 1000 <= now
+  )
+    return null;
+  return {
+    token,
+    tenantId: claims['tenant_id'],
+    sub: typeof claims['sub'] === 'string' ? claims['sub'] : '',
+    via: 'token',
+  };
 }
 
 /**
@@ -118,10 +137,20 @@ export const devTokenSource: TokenSource = async (fetchFn = fetch) => {
  * session cookie), then `GET /auth/token`. When the hub cannot mint tokens (404), the pasted token itself
  * is used, and kept in `storage` (sessionStorage) so a reload of this tab stays signed in.
  */
-export async function signInWithToken(input: string, storage: Storage | null, fetchFn: typeof fetch = fetch, now: () => number = Date.now): Promise<Credentials> {
+export async function signInWithToken(
+  input: string,
+  storage: Storage | null,
+  fetchFn: typeof fetch = fetch,
+  now: () => number = Date.now,
+): Promise<Credentials> {
   // Pasted text often carries whitespace, or the whole header value.
   const token = input.trim().replace(/^Bearer\s+/i, '');
-  const res = await fetchFn('/auth/session', { method: 'POST', headers: { authorization: `Bearer ${token}` }, cache: 'no-store', credentials: 'same-origin' });
+  const res = await fetchFn('/auth/session', {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}` },
+    cache: 'no-store',
+    credentials: 'same-origin',
+  });
   if (!res.ok) {
     const retryAfter = Number(res.headers.get('retry-after'));
     throw new TokenRefusedError(res.status, Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined);

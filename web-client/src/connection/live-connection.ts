@@ -1,4 +1,4 @@
-import type { Reading } from '../../../src/protocol/reading';
+import type { Reading } from '../../../src/wire/reading';
 
 /** What the status pill shows. `reconnecting` covers the first connect too. */
 export type ConnectionState = 'connected' | 'reconnecting' | 'offline';

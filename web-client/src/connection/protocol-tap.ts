@@ -5,7 +5,10 @@ import type { WebPubSubClientProtocol } from '@azure/web-pubsub-client';
  * only for a brand-new connection, not after its reliable-protocol recovery; if a hub answers a recovery with
  * a new connection id (its groups gone), only the frame tells us to subscribe again.
  */
-export function tapConnectedFrames(inner: WebPubSubClientProtocol, onConnected: (connectionId: string) => void): WebPubSubClientProtocol {
+export function tapConnectedFrames(
+  inner: WebPubSubClientProtocol,
+  onConnected: (connectionId: string) => void,
+): WebPubSubClientProtocol {
   return {
     name: inner.name,
     isReliableSubProtocol: inner.isReliableSubProtocol,

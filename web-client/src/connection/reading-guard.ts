@@ -1,4 +1,4 @@
-import type { Reading } from '../../../src/protocol/reading';
+import type { Reading } from '../../../src/wire/reading';
 
 /** Wire data is untrusted: a malformed message is dropped instead of breaking the buffers downstream. */
 export function isReading(v: unknown): v is Reading {

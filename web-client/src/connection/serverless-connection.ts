@@ -1,5 +1,10 @@
-import { WebPubSubClient, WebPubSubJsonReliableProtocol, type OnGroupDataMessageArgs, type OnServerDataMessageArgs } from '@azure/web-pubsub-client';
-import { deviceGroup, parseDeviceGroup } from '../../../src/protocol/reading';
+import {
+  WebPubSubClient,
+  WebPubSubJsonReliableProtocol,
+  type OnGroupDataMessageArgs,
+  type OnServerDataMessageArgs,
+} from '@azure/web-pubsub-client';
+import { deviceGroup, parseDeviceGroup } from '../../../src/wire/reading';
 import { HttpError } from '../api/http-error';
 import { backoffMs, OFFLINE_AFTER_FAILURES } from './backoff';
 import { Emitter } from './emitter';
@@ -56,7 +61,10 @@ export class ServerlessConnection implements LiveConnection {
     client.on('disconnected', ({ message }) => {
       if (this.closed) return;
       this.failures++;
-      this.setState(this.failures >= OFFLINE_AFTER_FAILURES ? 'offline' : 'reconnecting', message?.message ?? 'disconnected');
+      this.setState(
+        this.failures >= OFFLINE_AFTER_FAILURES ? 'offline' : 'reconnecting',
+        message?.message ?? 'disconnected',
+      );
     });
     // Only after the client gave up (or stop()): start again ourselves.
     client.on('stopped', () => {
@@ -198,9 +206,11 @@ export class ServerlessConnection implements LiveConnection {
 
   /** A catch-up's summary: with nothing to replay, its `last` is the newest reading (as a plain subscribe's is). */
   private readonly onServerMessage = ({ message }: OnServerDataMessageArgs) => {
-    const summary = (message.data as { catchUp?: { deviceId?: unknown; replayed?: unknown; last?: unknown } } | null)?.catchUp;
+    const summary = (message.data as { catchUp?: { deviceId?: unknown; replayed?: unknown; last?: unknown } } | null)
+      ?.catchUp;
     if (!summary || summary.replayed !== 0 || !isReading(summary.last)) return;
-    if (summary.last.deviceId === summary.deviceId && this.wanted.has(summary.last.deviceId)) this.events.emit('reading', summary.last);
+    if (summary.last.deviceId === summary.deviceId && this.wanted.has(summary.last.deviceId))
+      this.events.emit('reading', summary.last);
   };
 
   private readonly onOnline = () => {

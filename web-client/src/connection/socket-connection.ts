@@ -1,5 +1,5 @@
 import { io, type Socket } from 'socket.io-client';
-import type { Reading } from '../../../src/protocol/reading';
+import type { Reading } from '../../../src/wire/reading';
 import { jwtExpiryMs } from '../auth/session';
 import { TokenRefresher, type RefreshTimers } from '../auth/token-refresher';
 import { backoffMs, OFFLINE_AFTER_FAILURES } from './backoff';
@@ -8,7 +8,9 @@ import type { ConnectionState, LiveConnection, LiveConnectionEvents } from './li
 import { isReading } from './reading-guard';
 
 /** Subscribe/unsubscribe ack, contract "Hub — socket.io"; `replayed`/`truncated` answer a subscribe with `since` (v2). */
-type Ack = { ok: true; last: Reading | null; replayed?: number; truncated?: boolean } | { ok: false; error: { code: string; message: string } };
+type Ack =
+  | { ok: true; last: Reading | null; replayed?: number; truncated?: boolean }
+  | { ok: false; error: { code: string; message: string } };
 /** Refresh ack, contract v2 "socket.io additions". */
 type RefreshAck = { ok: true; exp: number } | { ok: false; error: { code: string; message: string } };
 
@@ -154,7 +156,10 @@ export class SocketConnection implements LiveConnection {
       if (err || !ack) {
         // Lost with the connection: the next 'connect' resubscribes. Otherwise the hub is slow: try again.
         if (socket.connected && attempt < 3) {
-          window.setTimeout(() => this.wanted.has(deviceId) && this.sendSubscribe(deviceId, attempt + 1), backoffMs(attempt + 1));
+          window.setTimeout(
+            () => this.wanted.has(deviceId) && this.sendSubscribe(deviceId, attempt + 1),
+            backoffMs(attempt + 1),
+          );
         }
         return;
       }
@@ -179,9 +184,12 @@ export class SocketConnection implements LiveConnection {
 
   private retryLater(): void {
     window.clearTimeout(this.retryTimer);
-    this.retryTimer = window.setTimeout(() => {
-      if (!this.closed && this.socket && !this.socket.connected) this.socket.connect();
-    }, backoffMs(this.failures + 1));
+    this.retryTimer = window.setTimeout(
+      () => {
+        if (!this.closed && this.socket && !this.socket.connected) this.socket.connect();
+      },
+      backoffMs(this.failures + 1),
+    );
   }
 
   private readonly onOnline = () => {

@@ -1,4 +1,4 @@
-import type { Reading } from '../../../src/protocol/reading';
+import type { Reading } from '../../../src/wire/reading';
 import type { DeviceSummary } from '../api/devices-api';
 import { DeviceWindow, numericMetrics } from './device-window';
 import { FixedRing } from './fixed-ring';
@@ -115,7 +115,14 @@ export class DeviceStore {
   private ensure(id: string): DeviceEntry {
     let e = this.entries.get(id);
     if (!e) {
-      e = { id, lastSeen: null, last: null, spark: new FixedRing(SPARK_POINTS), sparkMetric: null, guard: new SeqGuard() };
+      e = {
+        id,
+        lastSeen: null,
+        last: null,
+        spark: new FixedRing(SPARK_POINTS),
+        sparkMetric: null,
+        guard: new SeqGuard(),
+      };
       this.entries.set(id, e);
       this.dirty.add(id);
       this.onAdded(e);

@@ -1,4 +1,4 @@
-import type { Reading } from '../../../src/protocol/reading';
+import type { Reading } from '../../../src/wire/reading';
 import { GAP, MetricRing } from './metric-ring';
 
 /** Default sliding window of a followed device's chart. */

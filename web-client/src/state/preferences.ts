@@ -26,7 +26,9 @@ export function loadPreferences(storage: Pick<Storage, 'getItem'> | null): Prefe
   const p = (typeof raw === 'object' && raw !== null ? raw : {}) as Partial<Record<keyof Preferences, unknown>>;
   return {
     mode: p.mode === 'serverless' || p.mode === 'socket' ? p.mode : DEFAULTS.mode,
-    followed: Array.isArray(p.followed) ? [...new Set(p.followed.filter((x): x is string => typeof x === 'string'))] : [],
+    followed: Array.isArray(p.followed)
+      ? [...new Set(p.followed.filter((x): x is string => typeof x === 'string'))]
+      : [],
     windowMs: WINDOW_CHOICES_MS.includes(p.windowMs as never) ? (p.windowMs as number) : DEFAULTS.windowMs,
   };
 }

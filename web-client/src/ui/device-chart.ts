@@ -91,7 +91,9 @@ export class DeviceChart {
     const gaps = w.gaps.length;
     this.gapNote.hidden = gaps === 0;
     this.gapNote.textContent =
-      gaps === 1 ? 'Hatched band: readings missed while disconnected.' : `${gaps} hatched bands: readings missed while disconnected.`;
+      gaps === 1
+        ? 'Hatched band: readings missed while disconnected.'
+        : `${gaps} hatched bands: readings missed while disconnected.`;
   }
 
   destroy(): void {
@@ -150,9 +152,19 @@ export class DeviceChart {
       cursor: { drag: { x: false, y: false } },
       scales: { x: { time: true, range: () => this.xRange } },
       axes: [
-        { stroke: AXIS, grid: { stroke: GRID }, ticks: { stroke: GRID }, space: 70, incrs: TIME_INCRS, size: 36, values: timeTicks },
+        {
+          stroke: AXIS,
+          grid: { stroke: GRID },
+          ticks: { stroke: GRID },
+          space: 70,
+          incrs: TIME_INCRS,
+          size: 36,
+          values: timeTicks,
+        },
         { stroke: AXIS, grid: { stroke: GRID }, ticks: { stroke: GRID }, size: 56 },
-        ...(this.scales.includes('y2') ? [{ scale: 'y2', side: 1 as const, stroke: AXIS, grid: { show: false }, size: 56 }] : []),
+        ...(this.scales.includes('y2')
+          ? [{ scale: 'y2', side: 1 as const, stroke: AXIS, grid: { show: false }, size: 56 }]
+          : []),
       ],
       series: [
         {},
@@ -171,7 +183,12 @@ export class DeviceChart {
 }
 
 const HM = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
-const HMS = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' });
+const HMS = new Intl.DateTimeFormat(undefined, {
+  hour: '2-digit',
+  minute: '2-digit',
+  second: '2-digit',
+  hourCycle: 'h23',
+});
 const DAY = new Intl.DateTimeFormat(undefined, { day: 'numeric', month: 'short' });
 
 /**

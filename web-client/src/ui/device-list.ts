@@ -152,7 +152,8 @@ export class DeviceList {
     const total = this.rows.size;
     this.count.textContent = this.filter ? `${shown} of ${total}` : `${total}`;
     this.empty.hidden = shown > 0 || this.loading;
-    this.empty.textContent = total === 0 ? 'No devices in this tenant yet.' : `No device id contains “${this.search.value.trim()}”.`;
+    this.empty.textContent =
+      total === 0 ? 'No devices in this tenant yet.' : `No device id contains “${this.search.value.trim()}”.`;
   }
 
   private onIntersect(entries: IntersectionObserverEntry[]): void {

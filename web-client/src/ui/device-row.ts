@@ -17,7 +17,10 @@ export class DeviceRow {
   // Last written strings: the DOM is touched only when the text really changes.
   private shown = { online: '', seen: '', values: '' };
 
-  constructor(readonly id: string, hintId: string) {
+  constructor(
+    readonly id: string,
+    hintId: string,
+  ) {
     this.li = el('li', 'device');
     this.li.dataset.id = id;
     this.button = el('button', 'device-btn');

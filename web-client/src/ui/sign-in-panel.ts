@@ -45,7 +45,11 @@ export function createSignInPanel(err: unknown, options: SignInPanelOptions = {}
     } else {
       const code = document.createElement('code');
       code.textContent = 'npm run token';
-      p.append('Sign in with an access token to see your devices: a user token from your identity provider, or one made with ', code, ' on the hub\u2019s host.');
+      p.append(
+        'Sign in with an access token to see your devices: a user token from your identity provider, or one made with ',
+        code,
+        ' on the hub\u2019s host.',
+      );
     }
     if (options.onToken) panel.append(createTokenForm(id, options.onToken, err.devSignIn));
   } else {

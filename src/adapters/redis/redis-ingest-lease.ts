@@ -1,0 +1,176 @@
+import { randomUUID } from 'node:crypto';
+import type { RedisClient } from './redis-connection.js';
+import { hubKeyPrefix } from './hub-key-prefix.js';
+import type { Logger } from 'pino';
+import type { Clock, TimerHandle } from '../../host/clock.js';
+import type { HostedService } from '../../host/lifecycle/hosted-service.js';
+import type { IngestLease } from '../../realtime/ingest-lease.js';
+
+/**
+ * Renews our own lease, or takes a free one and raises the fencing token (KEYS[2], never
+ * expires); the token when we hold the lease afterwards, 0 when another instance does.
+ *
+ * A token counter Redis lost (a restart without its data) starts again from Redis's clock in
+ * milliseconds, not from 1: above every token handed out before the loss (those were raised once
+ * per holding from an earlier such start), so no new holding gets the token of an old one and an
+ * ingester's seq blocks from before the loss are never taken for its new holding's.
+ */
+const CLAIM = `if redis.call('GET', KEYS[1]) == ARGV[1] then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  return tonumber(redis.call('GET', KEYS[2]) or '0')
+end
+if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
+  if redis.call('EXISTS', KEYS[2]) == 0 then
+    local now = redis.call('TIME')
+    redis.call('SET', KEYS[2], string.format('%d', tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)))
+  end
+  return redis.call('INCR', KEYS[2])
+end
+return 0`;
+/** Frees the lease only if it is still ours. */
+const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0`;
+
+/** The fencing token of a hub name's ingest lease, which the fenced writes of its ingester check. */
+export function ingestFenceKey(hubName: string, cluster = false): string {
+  return `${hubKeyPrefix(hubName, cluster)}ingest-lease:fence`;
+}
+
+export interface RedisIngestLeaseOptions {
+  redis: RedisClient;
+  /** One key per cluster (per hub name). */
+  key: string;
+  /** The fencing token's key: raised at every acquisition, checked by every fenced write. */
+  fenceKey: string;
+  ttlMs: number;
+  clock: Clock;
+  log: Logger;
+  /** Logged with the lease changes, to tell which instance ingests. */
+  instanceId: string;
+}
+
+/**
+ * The ingest lease in Redis: `SET NX PX` with a random token, renewed every third of the TTL by
+ * a script that extends it only while the token is still ours. Every instance tries; one holds it.
+ * The holder stops counting itself the holder a fifth of the TTL before its last successful renew
+ * would expire, whether Redis said no or did not answer, so two instances never ingest at once
+ * unless a process stalls longer than that margin. A stopping holder frees the lease, so a standby
+ * takes over within one renew interval instead of a TTL.
+ *
+ * Every acquisition raises a fencing token (`fence`). The writes an ingester makes in Redis (seq
+ * blocks, last values, the readings it publishes) carry it and are refused once the token moved
+ * on, so a holder that stalled past its lease (a paused process, a long GC) and wakes up numbers
+ * and publishes nothing after its successor began. `held` itself is read against the monotonic
+ * clock, not only flipped by a timer, since a process that wakes from a pause may handle socket
+ * data before its timers.
+ */
+export class RedisIngestLease implements IngestLease, HostedService {
+  readonly name = 'ingest-lease';
+  readonly #o: RedisIngestLeaseOptions;
+  readonly #token = randomUUID();
+  readonly #listeners = new Set<(held: boolean) => void>();
+  #held = false;
+  #fence: number | undefined;
+  /** Monotonic ms until which the holding counts, a fifth of the TTL before Redis drops it. */
+  #validUntil = 0;
+  #tick: TimerHandle | undefined;
+  #expiry: TimerHandle | undefined;
+  #stopped = false;
+  #claiming: Promise<void> | undefined;
+
+  constructor(options: RedisIngestLeaseOptions) {
+    this.#o = options;
+  }
+
+  get held(): boolean {
+    return this.#held && this.#o.clock.monotonicNow() < this.#validUntil;
+  }
+
+  get fence(): number | undefined {
+    return this.held ? this.#fence : undefined;
+  }
+
+  onChange(listener: (held: boolean) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Makes the first claim (so an instance alone ingests at once when Redis is there), then keeps renewing. */
+  async start(): Promise<void> {
+    this.#o.redis.on('close', this.#connectionLost);
+    await this.#claim();
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    this.#o.redis.off('close', this.#connectionLost);
+    if (this.#tick !== undefined) this.#o.clock.clearTimeout(this.#tick);
+    await this.#claiming;
+    const wasHeld = this.#held;
+    this.#set(false);
+    if (wasHeld) await this.#o.redis.eval(RELEASE, 1, this.#o.key, this.#token).catch(() => undefined);
+  }
+
+  /**
+   * A Redis that went away may come back without its data, the lease and the fencing token with
+   * it; readings taken meanwhile would be numbered from our blocks and then refused by every
+   * fenced write, after the broker had them acknowledged. So the holding ends with the
+   * connection: the broker keeps the readings until a claim on the reconnected Redis succeeds.
+   */
+  readonly #connectionLost = (): void => {
+    if (this.#held) this.#set(false);
+  };
+
+  #claim(): Promise<void> {
+    const { redis, key, fenceKey, ttlMs, clock } = this.#o;
+    const askedAt = clock.monotonicNow();
+    this.#claiming = (redis.eval(CLAIM, 2, key, fenceKey, this.#token, String(Math.ceil(ttlMs))) as Promise<number>)
+      .then(
+        (fence) => {
+          if (this.#stopped) return;
+          if (fence > 0) {
+            // A new token while we thought we held: someone held it between (we stalled), so ours
+            // starts over as a new holding.
+            if (this.#fence !== undefined && this.#fence !== fence) this.#set(false);
+            this.#fence = fence;
+            this.#holdUntil(askedAt + ttlMs * 0.8);
+          } else this.#set(false);
+        },
+        // Unanswered: keep what we have; the expiry timer ends it in time.
+        () => undefined,
+      )
+      .finally(() => {
+        if (this.#stopped) return;
+        this.#tick = clock.setTimeout(() => void this.#claim(), ttlMs / 3);
+        this.#tick.unref?.();
+      });
+    return this.#claiming;
+  }
+
+  /** `until`: monotonic ms. */
+  #holdUntil(until: number): void {
+    const { clock } = this.#o;
+    if (this.#expiry !== undefined) clock.clearTimeout(this.#expiry);
+    const ms = until - clock.monotonicNow();
+    if (ms <= 0) return this.#set(false);
+    this.#validUntil = until;
+    this.#expiry = clock.setTimeout(() => this.#set(false), ms);
+    this.#expiry.unref?.();
+    this.#set(true);
+  }
+
+  #set(held: boolean): void {
+    if (!held && this.#expiry !== undefined) {
+      this.#o.clock.clearTimeout(this.#expiry);
+      this.#expiry = undefined;
+    }
+    if (held === this.#held) return;
+    this.#held = held;
+    if (!held) this.#validUntil = 0;
+    this.#o.log.info(
+      { instanceId: this.#o.instanceId, key: this.#o.key, fence: this.#fence },
+      held ? 'ingest lease acquired: this instance ingests' : 'ingest lease lost: this instance stops ingesting',
+    );
+    for (const listener of [...this.#listeners]) listener(held);
+  }
+}

@@ -1,0 +1,134 @@
+import type { RedisClient } from './redis-connection.js';
+import type { SeqAllocator } from '../../realtime/seq-allocator.js';
+import { SeqRefused } from '../../wire/seq-refused.js';
+
+/**
+ * The next seq, never at or below the caller's floor: after Redis lost its data (a restart
+ * without persistence) or while it was away (the ingester counted locally), the counter moves up
+ * to what was already handed out instead of repeating it.
+ */
+const NEXT = `local n = redis.call('HINCRBY', KEYS[1], ARGV[1], 1)
+local floor = tonumber(ARGV[2])
+if n <= floor then
+  n = floor + 1
+  redis.call('HSET', KEYS[1], ARGV[1], n)
+end
+return n`;
+
+/**
+ * A block of ARGV[4] seqs for the holder of fencing token ARGV[3] (refused when KEYS[2] moved on):
+ * the counter is raised by the whole block at once, so a successor's block starts after anything
+ * this holder could hand out. Returns the block's last seq. Same floor rule as NEXT.
+ */
+const BLOCK = `if redis.call('GET', KEYS[2]) ~= ARGV[3] then return redis.error_reply('FENCED') end
+local size = tonumber(ARGV[4])
+local n = redis.call('HINCRBY', KEYS[1], ARGV[1], size)
+local floor = tonumber(ARGV[2])
+if n - size < floor then
+  n = floor + size
+  redis.call('HSET', KEYS[1], ARGV[1], n)
+end
+return n`;
+
+type WithSeqCommands = RedisClient & {
+  nextSeq(key: string, deviceId: string, floor: string): Promise<number>;
+  seqBlock(
+    key: string,
+    fenceKey: string,
+    deviceId: string,
+    floor: string,
+    fence: string,
+    size: string,
+  ): Promise<number>;
+};
+
+/** Seqs reserved for one device under one fencing token: `next` up to `end`. */
+interface Block {
+  fence: number;
+  next: number;
+  end: number;
+  /** Set while the next block is asked for: later readings of the device wait on it, in order. */
+  fetching: Promise<void> | undefined;
+}
+
+export interface RedisSeqAllocatorOptions {
+  keyPrefix: string;
+  /** The ingest lease's fencing token (`RedisIngestLease`'s `fenceKey`). */
+  fenceKey: string;
+  /** Seqs reserved per round trip for a fenced reading's device (`Cluster:SeqBlockSize`). */
+  blockSize: number;
+}
+
+/**
+ * Each device's `seq` from a counter in Redis, one hash per tenant (bounded as the tenant's
+ * devices are: the pipeline asks only for devices the registry has room for). Calls are
+ * auto-pipelined on the cluster's connection, whose replies come in the order asked.
+ *
+ * Readings of the lease holder (fenced) are numbered from blocks: one round trip reserves
+ * `blockSize` seqs for the device, handed out here without asking again, so the one ingester
+ * pays a round trip per block, not per reading. A block belongs to one fencing token: a new
+ * holding, even of this instance, starts with a new block, and Redis refuses a block to a stale
+ * token. What a holder leaves of its blocks is skipped (a gap in `seq`, never a repeat).
+ * Unfenced readings (a device on this instance's embedded broker) take one seq per round trip.
+ */
+export class RedisSeqAllocator implements SeqAllocator {
+  readonly #redis: WithSeqCommands;
+  readonly #prefix: string;
+  readonly #fenceKey: string;
+  readonly #blockSize: number;
+  /** Per tenant, per device: no key string built per reading. */
+  readonly #blocks = new Map<string, Map<string, Block>>();
+
+  constructor(redis: RedisClient, options: RedisSeqAllocatorOptions) {
+    if (!('nextSeq' in redis)) redis.defineCommand('nextSeq', { numberOfKeys: 1, lua: NEXT });
+    if (!('seqBlock' in redis)) redis.defineCommand('seqBlock', { numberOfKeys: 2, lua: BLOCK });
+    this.#redis = redis as WithSeqCommands;
+    this.#prefix = options.keyPrefix;
+    this.#fenceKey = options.fenceKey;
+    this.#blockSize = options.blockSize;
+  }
+
+  next(tenantId: string, deviceId: string, floor: number, fence?: number): number | Promise<number> {
+    if (fence === undefined) return this.#redis.nextSeq(`${this.#prefix}${tenantId}`, deviceId, String(floor));
+    let devices = this.#blocks.get(tenantId);
+    if (devices === undefined) this.#blocks.set(tenantId, (devices = new Map()));
+    let block = devices.get(deviceId);
+    if (block !== undefined && block.fence > fence) throw new SeqRefused(fence);
+    if (block === undefined || block.fence !== fence) {
+      block = { fence, next: 1, end: 0, fetching: undefined };
+      devices.set(deviceId, block);
+    }
+    return this.#take(tenantId, deviceId, block, floor);
+  }
+
+  #take(tenantId: string, deviceId: string, block: Block, floor: number): number | Promise<number> {
+    const fetching = block.fetching;
+    if (fetching !== undefined) return fetching.then(() => this.#take(tenantId, deviceId, block, floor));
+    // A floor at or past the block: another instance numbered the device meanwhile (a holder
+    // before us whose readings we learned); the block is stale.
+    if (block.next <= block.end && floor < block.next) return block.next++;
+    const asked = this.#redis
+      .seqBlock(
+        `${this.#prefix}${tenantId}`,
+        this.#fenceKey,
+        deviceId,
+        String(floor),
+        String(block.fence),
+        String(this.#blockSize),
+      )
+      .then(
+        (end) => {
+          block.next = end - this.#blockSize + 1;
+          block.end = end;
+        },
+        (err: Error) => {
+          throw err.message.includes('FENCED') ? new SeqRefused(block.fence) : err;
+        },
+      )
+      .finally(() => {
+        block.fetching = undefined;
+      });
+    block.fetching = asked;
+    return asked.then(() => this.#take(tenantId, deviceId, block, floor));
+  }
+}

@@ -1,9 +1,0 @@
-import { Errors } from '../host/errors.js';
-import { Results, type Result } from '../host/pipeline/results.js';
-import { refusalDetails, type UpgradeAdmission } from '../transport/upgrade-guard.js';
-
-/** The problem answer for a handshake the upgrade guard refused (429 or 503, with Retry-After). */
-export function upgradeRefusal(refusal: Extract<UpgradeAdmission, { ok: false }>): Result {
-  const { extensions, headers } = refusalDetails(refusal);
-  return Results.problem(Errors[refusal.key], refusal.detail, extensions, headers);
-}

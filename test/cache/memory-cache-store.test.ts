@@ -1,8 +1,0 @@
-import { MemoryCacheStore } from '../../src/cache/memory-cache-store.js';
-import { systemClock } from '../../src/host/clock.js';
-import { runCacheStoreContract } from './cache-store.case.js';
-
-runCacheStoreContract('MemoryCacheStore', async (limits) => {
-  const store = new MemoryCacheStore(limits, systemClock);
-  return { store, dispose: () => store.close() };
-});

@@ -1,8 +1,0 @@
-import { MemoryPeerBus } from '../../src/management/peer-connections.js';
-import { runPeerConnectionsContract } from './peer-connections.case.js';
-
-runPeerConnectionsContract('MemoryPeer', async (size) => {
-  const bus = new MemoryPeerBus();
-  const nodes = Array.from({ length: size }, () => bus.node());
-  return { nodes, kill: async (i) => nodes[i]!.close(), dispose: async () => nodes.forEach((n) => n.close()) };
-});
