@@ -22,6 +22,8 @@ export interface History {
   writer: HistoryWriter;
   /** Stored readings plus those accepted and not yet committed (catch-up reads here). */
   reader: HistoryReader;
+  /** Every instance of a cluster writes to and reads from this one database (PostgreSQL, not an embedded one each). */
+  shared: boolean;
   /** The hosted service, once the registry it restores devices into exists. */
   service(devices: DeviceSink): HistoryService;
 }
@@ -45,6 +47,7 @@ export function createHistory(config: AppConfig, log: Logger, clock: Clock, data
   return {
     writer,
     reader: new DatabaseHistoryReader(database, writer),
+    shared: database.engine === 'postgres',
     service: (devices) =>
       new HistoryService({
         database,

@@ -82,6 +82,8 @@ export function createTelemetryServices(
     accepted(reading: Reading): void;
     room?(reserved: number): Promise<void> | undefined;
     reader: HistoryReader;
+    /** One database for the whole cluster (other instances' readings arrive in it). */
+    shared?: boolean;
   },
   otel: Telemetry = Telemetry.off,
 ): TelemetryServices {
@@ -125,6 +127,12 @@ export function createTelemetryServices(
     history: reader,
     max: config.hub.catchUpMax,
     log: categoryLogger(log, config, 'Hub'),
+    clock,
+    // In a cluster another instance may have accepted (and published) readings it has not committed
+    // to the shared history yet: a replay waits for the device's last value to be there.
+    ...(cluster && history?.shared
+      ? { head: (tenantId: string, deviceId: string) => registry.last(tenantId, deviceId)?.seq }
+      : {}),
   });
   const hubSource = otel.source(Sources.hub);
   const hubTelemetry = hubSource ? new HubTelemetry(hubSource, { hub, clock }) : undefined;
@@ -315,6 +323,7 @@ export function registerTelemetry(registrations: ServiceCollection, hosted: Host
           accepted: (reading) => history.writer.offer(reading),
           room: (reserved) => history.writer.whenRoom(reserved),
           reader: history.reader,
+          shared: history.shared,
         },
         otel,
       ),

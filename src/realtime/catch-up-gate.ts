@@ -29,6 +29,15 @@ export class CatchUpGate implements GroupGate {
     this.#onOverflow = onOverflow;
   }
 
+  /** The seq of the first live reading held, once one was (the replay must cover what came before it). */
+  get firstHeldSeq(): number | undefined {
+    for (const m of this.#held ?? []) {
+      const seq = readingSeq(m);
+      if (seq !== undefined) return seq;
+    }
+    return undefined;
+  }
+
   /** The hold overflowed: the catch-up is over, its replay must not be sent. */
   get overflowed(): boolean {
     return this.#overflowed;

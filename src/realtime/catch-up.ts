@@ -1,4 +1,5 @@
-import type { HistoryReader } from './history-reader.js';
+import type { HistoryReader, ReadingsAfter } from './history-reader.js';
+import { systemClock, type Clock } from '../host/clock.js';
 import { deviceGroup, toWireReading, type Reading } from '../wire/reading.js';
 import { CatchUpGate } from './catch-up-gate.js';
 import type { GatedJoinResult, Hub } from './hub.js';
@@ -15,6 +16,16 @@ export interface CatchUpOptions {
    */
   readonly maxHeld?: number;
   readonly log?: { warn(obj: object, msg: string): void };
+  /**
+   * The newest seq the cluster has accepted of a device (its last value), when readings another
+   * instance accepted reach this history only once that instance commits them: the replay then
+   * waits, at most `commitWaitMs`, until the history holds it. Unset: the history is this
+   * instance's own (a lone hub, the in-memory history) and is complete when asked.
+   */
+  readonly head?: (tenantId: string, deviceId: string) => number | undefined;
+  /** How long a replay waits for the history to hold the cluster's newest reading. Default 3000 ms. */
+  readonly commitWaitMs?: number;
+  readonly clock?: Clock;
 }
 
 /** A subscribe with `since`: the connection, the device (of the connection's tenant) and the last seq the client has. */
@@ -45,6 +56,9 @@ export class CatchUp {
   readonly #max: number;
   readonly #maxHeld: number;
   readonly #log: CatchUpOptions['log'];
+  readonly #head: CatchUpOptions['head'];
+  readonly #commitWaitMs: number;
+  readonly #clock: Clock;
   /** Per connection: the end of its last queued catch-up. */
   readonly #queues = new Map<string, Promise<void>>();
 
@@ -54,6 +68,9 @@ export class CatchUp {
     this.#max = options.max;
     this.#maxHeld = options.maxHeld ?? 1000;
     this.#log = options.log;
+    this.#head = options.head;
+    this.#commitWaitMs = options.commitWaitMs ?? 3000;
+    this.#clock = options.clock ?? systemClock;
   }
 
   /**
@@ -99,9 +116,12 @@ export class CatchUp {
     const { connectionId, tenantId, deviceId, since } = request;
     if (gate.overflowed || !this.#hub.hasGate(connectionId, group, gate))
       return announce({ replayed: 0, truncated: false });
-    let found: { readings: Reading[]; truncated: boolean };
+    let found: ReadingsAfter;
     try {
-      found = await this.#history.readingsAfter(tenantId, deviceId, since, this.#max);
+      // From here on other instances' readings of the device reach the gate: whatever the replay
+      // must cover was accepted before this point.
+      await this.#hub.groupReady(group);
+      found = await this.#readCommitted(request, gate);
     } catch (err) {
       // The live subscription stands; the client learns that what it missed is not coming.
       this.#log?.warn({ err, tenantId, deviceId }, 'catch-up history unavailable');
@@ -113,6 +133,29 @@ export class CatchUp {
     announce({ replayed: found.readings.length, truncated: found.truncated });
     for (const reading of found.readings) gate.connection.send(replayMessage(group, reading));
     if (!gate.open(found.readings.at(-1)?.seq)) this.#hub.removeGate(connectionId, group, gate);
+  }
+
+  /**
+   * The history after `since`, once it holds every reading accepted before the live stream took
+   * over: the cluster's newest seq when the group became ready, and the seq before the first live
+   * one held. Another instance commits its readings a little after publishing them, so a replay
+   * read at once could miss them; it is read again (25, 50, 100 … ms apart) until they are there or
+   * `commitWaitMs` passed (a seq skipped at a failover never comes: the replay then goes without).
+   */
+  async #readCommitted(request: CatchUpRequest, gate: CatchUpGate): Promise<ReadingsAfter> {
+    const { tenantId, deviceId, since } = request;
+    const head = this.#head?.(tenantId, deviceId);
+    let found = await this.#history.readingsAfter(tenantId, deviceId, since, this.#max);
+    if (this.#head === undefined) return found;
+    const deadline = this.#clock.monotonicNow() + this.#commitWaitMs;
+    for (let pause = 25; ; pause *= 2) {
+      const target = Math.max(head ?? 0, (gate.firstHeldSeq ?? 0) - 1);
+      const newest = found.readings.at(-1)?.seq ?? since;
+      const left = deadline - this.#clock.monotonicNow();
+      if (newest >= target || left <= 0 || gate.overflowed) return found;
+      await new Promise<void>((resolve) => this.#clock.setTimeout(resolve, Math.min(pause, left)));
+      found = await this.#history.readingsAfter(tenantId, deviceId, since, this.#max);
+    }
   }
 }
 

@@ -7,6 +7,7 @@ import { MemoryConnection } from '../../src/adapters/memory/memory-connection.js
 import { HubOutboundMessage } from '../../src/wire/outbound-message.js';
 import type { OutboundMessage } from '../../src/wire/message.js';
 import type { Reading } from '../../src/wire/reading.js';
+import type { Backplane } from '../../src/realtime/backplane.js';
 
 const reading = (seq: number, deviceId = 'dev-1'): Reading => ({
   tenantId: 'demo',
@@ -172,5 +173,107 @@ describe('CatchUp', () => {
     conn.resume();
     await settle();
     expect(seen).toEqual(['ack:5:false', 1, 2, 3, 4, 5, 'ack:5:false', 1, 2, 3, 4, 5]);
+  });
+
+  describe('in a cluster, where other instances commit what they accepted a little later', () => {
+    /** A lone connection on a hub; `commit` is what another instance's writer stores later. */
+    function cluster(options: { head?: number; commitWaitMs?: number; watched?: Promise<void> } = {}) {
+      const history = new MemoryHistory();
+      const backplane: Backplane = {
+        publish: () => {},
+        onMessage: () => {},
+        watch: () => options.watched ?? Promise.resolve(),
+        unwatch: () => {},
+        close: async () => {},
+      };
+      const hub = new Hub({ backplane });
+      const head = options.head;
+      let asked = 0;
+      const counting: HistoryReader = {
+        readingsAfter: (...args) => {
+          asked++;
+          return history.readingsAfter(...args);
+        },
+      };
+      const catchUp = new CatchUp({
+        hub,
+        history: counting,
+        max: 1000,
+        head: () => head,
+        commitWaitMs: options.commitWaitMs ?? 5000,
+      });
+      const seen: (string | number)[] = [];
+      hub.addConnection(
+        new MemoryConnection({
+          id: 'c1',
+          tenantId: 'demo',
+          userId: 'u',
+          capacity: 64,
+          onMessage: (m) => seen.push(m.kind === 'reading' ? (m.data as Reading).seq : String(m.data)),
+        }),
+      );
+      const start = () =>
+        catchUp.start({ connectionId: 'c1', tenantId: 'demo', deviceId: 'dev-1', since: 0 }, (s) =>
+          seen.push(`ack:${s.replayed}:${s.truncated}`),
+        );
+      return { hub, history, seen, start, asked: () => asked };
+    }
+    const until = async (done: () => boolean) => {
+      for (let turns = 0; !done(); turns++) {
+        if (turns > 1000) throw new Error('never happened');
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    };
+
+    it("replays the readings up to the cluster's newest once the history holds them", async () => {
+      const { history, seen, start, asked } = cluster({ head: 3 });
+      history.record(reading(1));
+      start();
+      // Accepted and published elsewhere before this connection joined; committed only now.
+      await until(() => asked() >= 2);
+      expect(seen).toEqual([]);
+      history.record(reading(2));
+      history.record(reading(3));
+      await until(() => seen.length > 0);
+      expect(seen).toEqual(['ack:3:false', 1, 2, 3]);
+    });
+
+    it('replays up to the seq before the first live reading held, even past the head it knew', async () => {
+      const { hub, history, seen, start, asked } = cluster({ head: 1 });
+      history.record(reading(1));
+      start();
+      // Live 3 is held while the history is read: the history answers 1 (the head it knew), but 3
+      // says 2 was accepted before it.
+      hub.publishReading(reading(3));
+      await until(() => asked() >= 2);
+      expect(seen).toEqual([]);
+      history.record(reading(2));
+      await until(() => seen.includes(3));
+      expect(seen).toEqual(['ack:2:false', 1, 2, 3]);
+    });
+
+    it('reads the history only once readings of other instances reach this one', async () => {
+      let watched!: () => void;
+      const { hub, history, seen, start, asked } = cluster({
+        watched: new Promise((resolve) => (watched = resolve)),
+      });
+      history.record(reading(1));
+      start();
+      await settle();
+      expect(asked()).toBe(0);
+      history.record(reading(2));
+      watched();
+      await until(() => seen.length > 0);
+      hub.publishReading(reading(3));
+      expect(seen).toEqual(['ack:2:false', 1, 2, 3]);
+    });
+
+    it('replays what the history has once the wait is over, when the newest never arrives (a seq skipped)', async () => {
+      const { history, seen, start } = cluster({ head: 5, commitWaitMs: 60 });
+      history.record(reading(1));
+      start();
+      await until(() => seen.length > 0);
+      expect(seen).toEqual(['ack:1:false', 1]);
+    });
   });
 });
