@@ -34,9 +34,9 @@ export class HeldReadings {
     if (seq !== undefined) this.#marks.set(group, seq);
   }
 
-  /** Groups with readings held back and the seq their client has them up to. */
-  entries(): IterableIterator<[group: string, since: number]> {
-    return this.#marks.entries();
+  /** The seq the client has a group's readings up to, if the outbox held one of them back. */
+  since(group: string): number | undefined {
+    return this.#marks.get(group);
   }
 
   delete(group: string): void {

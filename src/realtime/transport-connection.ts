@@ -128,15 +128,23 @@ export class TransportConnection<F> implements HubConnection {
   }
 
   /**
-   * Hands every group whose readings the outbox held back to `replay`, with the seq its client has
-   * them up to; where it starts one, the held readings of the group are dropped (the replay brings
-   * them all, where the outbox kept only the newest). Needs `trackHeldReadings`.
+   * Hands every group with readings held back in the outbox to `replay`, with the seq its client
+   * has them up to; where it starts one, the held readings of the group are dropped (the replay
+   * brings them all, where the outbox kept only the newest). Needs `trackHeldReadings`.
    */
   protected replayHeld(replay: ReplayFrom): void {
     const held = this.#held;
     if (held === undefined || held.size === 0) return;
+    const groups = new Set<string>();
+    for (const message of this.#outbox.pendingMessages()) {
+      const group = readingGroup(message);
+      if (group !== undefined) groups.add(group);
+    }
     const replayed = new Set<string>();
-    for (const [group, since] of held.entries()) if (replay(group, since)) replayed.add(group);
+    for (const group of groups) {
+      const since = held.since(group);
+      if (since !== undefined && replay(group, since)) replayed.add(group);
+    }
     if (replayed.size === 0) return;
     for (const group of replayed) held.delete(group);
     this.#outbox.discard((message) => {

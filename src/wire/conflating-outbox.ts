@@ -118,6 +118,11 @@ export class ConflatingOutbox {
     this.#settle();
   }
 
+  /** The messages held back, in the order they will be written. */
+  *pendingMessages(): IterableIterator<OutboundMessage> {
+    if (this.#pending !== undefined) yield* this.#pending.values();
+  }
+
   /**
    * Drops the pending messages `drop` picks (a recovered session's readings the history replays
    * instead); the rest keep their order. Returns how many went.
