@@ -1,7 +1,7 @@
 import { ConflatingOutbox } from '../wire/conflating-outbox.js';
 import type { DeliveryRecorder } from '../wire/delivery-recorder.js';
 import type { CloseReason, MessageCodec, OutboundMessage } from '../wire/message.js';
-import { HeldReadings } from './held-readings.js';
+import { HeldReadings } from '../wire/held-readings.js';
 import type { HubConnection } from './hub-connection.js';
 import { readingGroup } from '../wire/reading-fields.js';
 import type { Transport } from './transport.js';

@@ -1,5 +1,5 @@
-import type { OutboundMessage } from '../wire/message.js';
-import { readingGroup, readingSeq } from '../wire/reading-fields.js';
+import type { OutboundMessage } from './message.js';
+import { readingGroup, readingSeq } from './reading-fields.js';
 
 /**
  * Where each device group's readings stand for one connection while its outbox holds some back
