@@ -1,8 +1,9 @@
 import type { HubSlot } from './hubs.js';
 
-/** One readiness poll: when it was sent (ms, epoch) and whether `/health/ready` answered 200. */
+/** One readiness poll: when it was sent and answered or timed out (ms, epoch), and whether `/health/ready` answered 200. */
 export interface ReadySample {
   at: number;
+  doneAt: number;
   ok: boolean;
 }
 
@@ -25,7 +26,7 @@ export function watchReadiness(slots: readonly HubSlot[], everyMs = 500) {
       } catch {
         ok = false;
       }
-      samples[i]!.push({ at, ok });
+      samples[i]!.push({ at, doneAt: Date.now(), ok });
       latest[i] = ok;
       const wait = at + everyMs - Date.now();
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
@@ -44,7 +45,9 @@ export function watchReadiness(slots: readonly HubSlot[], everyMs = 500) {
 
 /**
  * Seconds from `from` until the instance was ready again and stayed so until `until`: 0 when no
- * poll in [`windowStart`, `until`) failed, undefined when the last one there still failed.
+ * poll in [`windowStart`, `until`) failed, undefined when the last one there still failed. A poll
+ * that ended after `until` belongs to what came next: one sent just before the next fault stopped
+ * the process times out because of that fault, not this one.
  */
 export function recoverySeconds(
   samples: readonly ReadySample[],
@@ -52,7 +55,7 @@ export function recoverySeconds(
   from: number,
   until: number,
 ): number | undefined {
-  const window = samples.filter((s) => s.at >= windowStart && s.at < until);
+  const window = samples.filter((s) => s.at >= windowStart && s.doneAt < until);
   let lastBad = -1;
   window.forEach((s, i) => {
     if (!s.ok) lastBad = i;

@@ -21,6 +21,9 @@ export async function privateMosquitto(directory: string): Promise<ServerProcess
   const port = await freePort();
   const config = join(directory, 'mosquitto.conf');
   mkdirSync(join(directory, 'mosquitto'), { recursive: true });
+  // Started as root, Mosquitto drops to its own user and could not write its database into a
+  // directory root made: persistence would silently keep nothing, and a restart lose every session.
+  chmodSync(join(directory, 'mosquitto'), 0o777);
   writeFileSync(
     config,
     [

@@ -3,6 +3,7 @@ import type { DeviceRecord } from '../../bench/processes/soak-fleet.js';
 import type { FollowRecord } from '../../bench/processes/soak-subscribers.js';
 import { FAULT_KINDS, faultSchedule } from '../../bench/soak/schedule.js';
 import { exactnessCheck, rssCheck } from '../../bench/soak/verdict.js';
+import { recoverySeconds } from '../../bench/soak/readiness.js';
 
 /**
  * The soak's schedule and verdict are plain functions: the same seed must give the same faults
@@ -53,16 +54,6 @@ describe('soak verdict', () => {
     expect(c.examples[0]).toContain('socket.io subscriber 7: soak-a/dev-0000/3');
   });
 
-  it('leaves out a reading the broker lost, and says so, but still fails one it delivered and a follower missed', () => {
-    const lost = new Set(['soak-a/dev-0000/2']);
-    const c = exactnessCheck(fleet, [follow([1, 4], [1, 250])], () => 'before any fault', lost);
-    expect(c.ok).toBe(true);
-    expect(c.detail).toContain('2 readings expected: 0 missing');
-    expect(c.detail).toContain('1 acknowledged readings lost by the broker left out');
-    const missed = exactnessCheck(fleet, [follow([1, 2], [1, 2])], () => 'before any fault', lost);
-    expect(missed.findings.map((f) => [f.kind, f.n, f.gotBy])).toEqual([['missing', 4, 0]]);
-  });
-
   it('compares RSS floors per role and leaves out a young process', () => {
     const sample = (at: number, mb: number, holder = false, processStartedAt = -60_000) => ({
       at,
@@ -76,5 +67,15 @@ describe('soak verdict', () => {
     expect(rssCheck([[sample(0, 100), sample(250_000, 120)]], 0, 300_000).ok).toBe(false);
     // A process restarted 10 s before its sample is still warming up.
     expect(rssCheck([[sample(0, 100), sample(250_000, 120, false, 240_000)]], 0, 300_000).ok).toBe(true);
+  });
+});
+
+describe('soak readiness', () => {
+  it('counts a poll that timed out because of the next fault against that fault, not this one', () => {
+    // Ready every 500 ms; the poll sent at 9.8 s timed out at 10.8 s, after the next fault (10 s) stopped the process.
+    const samples = [0, 500, 1000, 9500].map((at) => ({ at, doneAt: at + 2, ok: true }));
+    samples.push({ at: 9800, doneAt: 10_800, ok: false });
+    expect(recoverySeconds(samples, 0, 0, 10_000)).toBe(0);
+    expect(recoverySeconds([...samples, { at: 9900, doneAt: 9901, ok: false }], 0, 0, 10_000)).toBeUndefined();
   });
 });
