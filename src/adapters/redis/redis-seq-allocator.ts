@@ -3,30 +3,43 @@ import type { SeqAllocator } from '../../realtime/seq-allocator.js';
 import { SeqRefused } from '../../wire/seq-refused.js';
 
 /**
+ * A device the caller has numbered before (floor > 0) whose counter Redis does not have: Redis
+ * lost its data, and how far the device got elsewhere (on an ingester whose readings this caller
+ * never saw) is unknown. Its count then starts after the time in ms, which no seq handed out
+ * before can have reached (a device would have to take more than 1000 readings a second since its
+ * first), so a new counter never repeats or goes back. A device new to the cluster starts at 1.
+ */
+const LOST_FLOOR = `local floor = tonumber(ARGV[2])
+if floor > 0 and redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then
+  local now = redis.call('TIME')
+  local ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+  if ms > floor then floor = ms end
+end
+`;
+
+/**
  * The next seq, never at or below the caller's floor: after Redis lost its data (a restart
  * without persistence) or while it was away (the ingester counted locally), the counter moves up
  * to what was already handed out instead of repeating it.
  */
-const NEXT = `local n = redis.call('HINCRBY', KEYS[1], ARGV[1], 1)
-local floor = tonumber(ARGV[2])
+const NEXT = `${LOST_FLOOR}local n = redis.call('HINCRBY', KEYS[1], ARGV[1], 1)
 if n <= floor then
   n = floor + 1
-  redis.call('HSET', KEYS[1], ARGV[1], n)
+  redis.call('HSET', KEYS[1], ARGV[1], string.format('%d', n))
 end
 return n`;
 
 /**
  * A block of ARGV[4] seqs for the holder of fencing token ARGV[3] (refused when KEYS[2] moved on):
  * the counter is raised by the whole block at once, so a successor's block starts after anything
- * this holder could hand out. Returns the block's last seq. Same floor rule as NEXT.
+ * this holder could hand out. Returns the block's last seq. Same floor rules as NEXT.
  */
 const BLOCK = `if redis.call('GET', KEYS[2]) ~= ARGV[3] then return redis.error_reply('FENCED') end
-local size = tonumber(ARGV[4])
+${LOST_FLOOR}local size = tonumber(ARGV[4])
 local n = redis.call('HINCRBY', KEYS[1], ARGV[1], size)
-local floor = tonumber(ARGV[2])
 if n - size < floor then
   n = floor + size
-  redis.call('HSET', KEYS[1], ARGV[1], n)
+  redis.call('HSET', KEYS[1], ARGV[1], string.format('%d', n))
 end
 return n`;
 

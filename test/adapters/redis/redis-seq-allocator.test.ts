@@ -54,6 +54,20 @@ if (await redisOrReport('RedisSeqAllocator')) {
       expect(await a.next('t1', 'floor', 0)).toBe(43);
     });
 
+    it('a device it numbered before whose counter Redis lost continues past the time in ms, never back where another instance was', async () => {
+      // Before the loss an ingester whose readings this instance never saw took the device to 679;
+      // this one last saw 247. Redis then restarted empty: neither counter nor fence is there.
+      await clients[0]!.set(`${prefix}fence`, '12');
+      const before = Date.now();
+      const first = await a.next('t7', 'lost', 247, 12);
+      expect(first).toBeGreaterThanOrEqual(before);
+      expect(await a.next('t7', 'lost', 247, 12)).toBe(first + 1);
+      // Unfenced (one seq per round trip) the same.
+      expect(await b.next('t8', 'lost', 247)).toBeGreaterThanOrEqual(before);
+      // A device new to the cluster still starts at 1.
+      expect(await a.next('t7', 'new', 0, 12)).toBe(1);
+    });
+
     it('keeps tenants apart: the same device id in two tenants has two sequences', async () => {
       expect(await a.next('t2', 'same', 0)).toBe(1);
       expect(await a.next('t3', 'same', 0)).toBe(1);
