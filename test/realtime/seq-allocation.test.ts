@@ -43,7 +43,7 @@ const tick = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 describe('ReadingPipeline with a seq from elsewhere (the cluster counter)', () => {
   it('publishes readings in arrival order with the seq they were given, whichever answer comes first', async () => {
     const { seq, published, pipeline } = setup();
-    for (const n of [1, 2, 3]) expect(pipeline.offer(raw(`d${n}`, { n }))).toEqual({ accepted: true });
+    for (const n of [1, 2, 3]) expect(pipeline.offer(raw(`d${n}`, { n }))).toMatchObject({ accepted: true });
     seq.asked[2]!.resolve(40);
     seq.asked[1]!.resolve(30);
     await tick();
