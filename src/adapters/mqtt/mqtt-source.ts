@@ -190,7 +190,10 @@ export class MqttSource implements IngestionSource {
       // Its outcome is pending (or an earlier one's is): acknowledged once known, in order, while
       // mqtt.js reads on.
       acks.defer(packet.messageId!, settled);
-      done(DEFERRED);
+      // Too many waiting: mqtt.js reads the next packet (and the socket) only once one is answered.
+      const room = acks.room();
+      if (room === undefined) done(DEFERRED);
+      else void room.then(() => done(DEFERRED));
     };
     client.on('message', (topic, payload, packet) => {
       const raw = telemetryReading(topic, payload);

@@ -23,12 +23,26 @@ type PacketWriter = { _sendPacket(packet: object, cb?: () => void, cbStorePut?: 
  */
 export class SettledAcks {
   readonly #client: MqttClient;
+  readonly #max: number;
   /** Settles in order: each deferred acknowledgement chains on the one before. */
   #tail: Promise<void> = Promise.resolve();
   #waiting = 0;
+  #onRoom: (() => void) | undefined;
 
-  constructor(client: MqttClient) {
+  /**
+   * `max`: acknowledgements waiting at most before `room` asks the connection to wait. A broker
+   * may have far more messages in flight (MQTT 5's receive maximum is 65 535 by default), and
+   * each waits in the sink, which refuses what does not fit (`backlog`): the bound keeps well below.
+   */
+  constructor(client: MqttClient, max = 1000) {
     this.#client = client;
+    this.#max = max;
+  }
+
+  /** Undefined while fewer than `max` wait; else resolves once one more may (read no packet until). */
+  room(): Promise<void> | undefined {
+    if (this.#waiting < this.#max) return undefined;
+    return new Promise((resolve) => (this.#onRoom = resolve));
   }
 
   /** No acknowledgement waits: the next one may go out at once without overtaking another. */
@@ -44,6 +58,9 @@ export class SettledAcks {
       .then(() => settled)
       .then((result) => {
         this.#waiting--;
+        const onRoom = this.#onRoom;
+        this.#onRoom = undefined;
+        onRoom?.();
         if (this.#client.stream !== stream || !this.#client.connected) return;
         if (result !== undefined && !result.accepted && result.reason === 'fenced') return this.dropConnection();
         (this.#client as unknown as PacketWriter)._sendPacket(
