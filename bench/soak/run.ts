@@ -19,6 +19,7 @@ import { FAULT_INTERVAL_SECONDS, faultSchedule } from './schedule.js';
 import { privateMosquitto, privatePostgres, privateRedis, scratchDirectory } from './services.js';
 import { cuttableProxy, type CuttableProxy } from './tcp-proxy.js';
 import { lookUpHistory } from './history-lookup.js';
+import { brokerWitness } from './broker-witness.js';
 import {
   exactnessCheck,
   findingsByFault,
@@ -99,6 +100,8 @@ try {
     () => postgres.stopNow(),
   );
   await Promise.all([redis.start(), broker.start(), postgres.start()]);
+  const witness = await brokerWitness(`mqtt://127.0.0.1:${broker.port}`);
+  cleanups.push(() => witness.close());
   const migrated = spawnSync(process.execPath, [MIGRATE, `--ConnectionStrings:postgres=${postgres.url}`], {
     encoding: 'utf8',
   });
@@ -328,17 +331,30 @@ try {
     ),
     inFlight: flights[i]!,
   }));
-  const exactness = exactnessCheck(records, follows, faultName);
+  const firstPass = exactnessCheck(records, follows, faultName);
   const faultOf = (f: Finding) => {
     const at = records[f.device]!.sentAt[f.n - 1]!;
     const before = faultAround(at);
     return before ? `fault ${done.indexOf(before) + 1} ${before.planned.kind} ${before.target}` : 'before any fault';
   };
-  const history = await lookUpHistory(postgres.url, exactness.findings).catch((err: Error) => ({
+  const history = await lookUpHistory(postgres.url, firstPass.findings).catch((err: Error) => ({
     lines: [`history lookup failed: ${err.message}`],
     seqs: new Map<string, number[]>(),
   }));
+  // Acknowledged to the device, and then given to no session at all: no follower got it, the history
+  // does not hold it, and the broker's witness session never got it either (finding 9).
+  const lostByBroker = new Set(
+    firstPass.findings
+      .filter((f) => f.kind === 'missing' && f.gotBy === 0)
+      .map((f) => messageId(soakDevice(f.device), f.n))
+      .filter((id) => !history.seqs.has(id) && !witness.has(id)),
+  );
+  const exactness = lostByBroker.size ? exactnessCheck(records, follows, faultName, lostByBroker) : firstPass;
   exactness.examples.push(...findingsByFault(exactness.findings, faultOf), ...history.lines);
+  if (lostByBroker.size)
+    exactness.examples.push(
+      `lost by the broker (acknowledged to the device; no follower, no history row, not delivered to the broker's witness session either), left out: ${lostByBroker.size} readings, e.g. ${[...lostByBroker].slice(0, 4).join(', ')}; witness received ${witness.received} distinct readings`,
+    );
   if (process.env.SOAK_LOGS)
     writeFileSync(
       join(process.env.SOAK_LOGS, 'findings.txt'),

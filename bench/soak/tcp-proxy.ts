@@ -5,6 +5,8 @@ export interface CuttableProxy {
   readonly port: number;
   /** Resets every connection through it and refuses new ones for `ms`. */
   cut(ms: number): void;
+  /** Ends a cut early: new connections are forwarded again. */
+  heal(): void;
   close(): Promise<void>;
 }
 
@@ -47,6 +49,9 @@ export async function cuttableProxy(upstreamPort: number): Promise<CuttableProxy
         upstream.resetAndDestroy();
       }
       pairs.clear();
+    },
+    heal() {
+      cutUntil = 0;
     },
     close() {
       for (const [client, upstream] of pairs) {

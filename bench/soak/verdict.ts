@@ -26,25 +26,30 @@ export interface Finding {
   device: number;
   n: number;
   line: string;
+  /** Of a missing reading: how many of the device's followers got it. */
+  gotBy?: number;
 }
 
 /**
  * Every subscriber got, of every QoS 1 device it follows, exactly the readings the broker
  * acknowledged to the device: each once, in seq order (gaps in seq allowed, repeats and reversals
- * not). `faultName` names the fault a wrong reading was sent after, for the report.
+ * not). `faultName` names the fault a wrong reading was sent after, for the report. `lostByBroker`:
+ * readings the broker acknowledged and then lost itself (no hub could have had them), left out of
+ * what is expected and counted apart.
  */
 export function exactnessCheck(
   fleet: readonly DeviceRecord[],
   follows: readonly FollowRecord[],
   faultName: (at: number) => string,
+  lostByBroker: ReadonlySet<string> = new Set(),
 ): Check & { findings: Finding[] } {
   let checked = 0;
   let expected = 0;
   const counts = { missing: 0, duplicated: 0, 'out of order': 0, 'not acknowledged': 0 };
   const findings: Finding[] = [];
-  const find = (kind: Finding['kind'], device: number, n: number, line: string) => {
+  const find = (kind: Finding['kind'], device: number, n: number, line: string, gotBy?: number) => {
     counts[kind]++;
-    findings.push({ kind, device, n, line });
+    findings.push({ kind, device, n, line, ...(gotBy === undefined ? {} : { gotBy }) });
   };
   // Per device, how many followers got each reading: one missed by all was lost before the fan-out.
   const followers = new Map<number, number>();
@@ -88,14 +93,16 @@ export function exactnessCheck(
         );
     }
     for (let n = 1; n <= device.ackedAt.length; n++) {
-      if (!(device.ackedAt[n - 1]! > 0)) continue;
+      if (!(device.ackedAt[n - 1]! > 0) || lostByBroker.has(readingName(f.device, n))) continue;
       expected++;
+      const got = gotBy.get(f.device)?.get(n) ?? 0;
       if (!seen.has(n))
         find(
           'missing',
           f.device,
           n,
-          `${who}: ${readingName(f.device, n)} acknowledged, never received (${when(n)}; ${gotBy.get(f.device)?.get(n) ?? 0} of the device's ${followers.get(f.device)} followers got it)`,
+          `${who}: ${readingName(f.device, n)} acknowledged, never received (${when(n)}; ${got} of the device's ${followers.get(f.device)} followers got it)`,
+          got,
         );
     }
   }
@@ -110,7 +117,7 @@ export function exactnessCheck(
   return {
     name: 'exactly the acknowledged QoS 1 readings, once, in seq order',
     ok: findings.length === 0,
-    detail: `${checked} subscriber × device pairs, ${expected} readings expected: ${counts.missing} missing, ${counts.duplicated} duplicated, ${counts['out of order']} out of seq order, ${counts['not acknowledged']} never acknowledged`,
+    detail: `${checked} subscriber × device pairs, ${expected} readings expected: ${counts.missing} missing, ${counts.duplicated} duplicated, ${counts['out of order']} out of seq order, ${counts['not acknowledged']} never acknowledged${lostByBroker.size ? `; ${lostByBroker.size} acknowledged readings lost by the broker left out` : ''}`,
     examples,
     findings,
   };

@@ -1,5 +1,6 @@
 import type { HubConnection } from './hub-connection.js';
 import type { OutboundMessage } from '../wire/message.js';
+import { readingSeq } from '../wire/reading-fields.js';
 
 /** What the hub hands a connection's messages of one group to while a gate is installed (Hub.tryJoinGated). */
 export interface GroupGate {
@@ -80,11 +81,4 @@ export class CatchUpGate implements GroupGate {
     this.connection.send(message);
     return this.#floor !== undefined;
   }
-}
-
-/** The seq of a reading message; undefined for any other message. */
-function readingSeq(message: OutboundMessage): number | undefined {
-  if (message.kind !== 'reading') return undefined;
-  const seq = (message.data as { seq?: unknown } | null)?.seq;
-  return typeof seq === 'number' ? seq : undefined;
 }

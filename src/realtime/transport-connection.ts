@@ -1,7 +1,9 @@
 import { ConflatingOutbox } from '../wire/conflating-outbox.js';
 import type { DeliveryRecorder } from '../wire/delivery-recorder.js';
 import type { CloseReason, MessageCodec, OutboundMessage } from '../wire/message.js';
+import { HeldReadings } from '../wire/held-readings.js';
 import type { HubConnection } from './hub-connection.js';
+import { readingGroup } from '../wire/reading-fields.js';
 import type { Transport } from './transport.js';
 
 export interface TransportConnectionOptions<F> {
@@ -22,7 +24,15 @@ export interface TransportConnectionOptions<F> {
    * connection carries on. Without it the error reaches the sender.
    */
   readonly onEncodeError?: ((err: unknown) => void) | undefined;
+  /**
+   * Keep track of the readings the outbox holds back, so that `replayHeld` can hand them to a
+   * replay from the history instead of their conflated remains (a reliable session recovering).
+   */
+  readonly trackHeldReadings?: boolean | undefined;
 }
+
+/** Starts a replay of a group's readings after `since`; false when it cannot (the held ones then stay). */
+export type ReplayFrom = (group: string, since: number) => boolean;
 
 /**
  * The hub's one connection class: a reading goes from the hub's `send` through the slow-consumer
@@ -40,6 +50,7 @@ export class TransportConnection<F> implements HubConnection {
   readonly #socket: Transport<F>;
   readonly #outbox: ConflatingOutbox;
   readonly #onEncodeError: ((err: unknown) => void) | undefined;
+  readonly #held: HeldReadings | undefined;
   #noEcho: WeakSet<OutboundMessage> | undefined = undefined;
   #ended = false;
 
@@ -51,6 +62,7 @@ export class TransportConnection<F> implements HubConnection {
     this.#codec = options.codec;
     this.#socket = options.transport;
     this.#onEncodeError = options.onEncodeError;
+    this.#held = options.trackHeldReadings === true ? new HeldReadings() : undefined;
     this.#outbox = new ConflatingOutbox({
       write: (m) => this.#write(m),
       recorder: options.recorder,
@@ -82,7 +94,9 @@ export class TransportConnection<F> implements HubConnection {
   /** HubConnection.send: never blocks; past the outbox's bound the connection is too slow. */
   send(message: OutboundMessage): void {
     if (this.#ended || this.#noEcho?.has(message) === true) return;
-    if (this.#outbox.offer(message) === 'overflow') this.overflowed();
+    const offered = this.#outbox.offer(message);
+    if (offered === 'overflow') this.overflowed();
+    else if (offered !== 'written') this.#held?.held(message);
   }
 
   drained(): Promise<void> {
@@ -108,13 +122,43 @@ export class TransportConnection<F> implements HubConnection {
 
   /** The transport can take more: the outbox writes what it holds. */
   protected drainOutbox(): void {
-    if (!this.#ended) this.#outbox.drain();
+    if (this.#ended) return;
+    this.#outbox.drain();
+    if (this.#outbox.pendingCount === 0) this.#held?.clear();
+  }
+
+  /**
+   * Hands every group with readings held back in the outbox to `replay`, with the seq its client
+   * has them up to; where it starts one, the held readings of the group are dropped (the replay
+   * brings them all, where the outbox kept only the newest). Needs `trackHeldReadings`.
+   */
+  protected replayHeld(replay: ReplayFrom): void {
+    const held = this.#held;
+    if (held === undefined || held.size === 0) return;
+    const groups = new Set<string>();
+    for (const message of this.#outbox.pendingMessages()) {
+      const group = readingGroup(message);
+      if (group !== undefined) groups.add(group);
+    }
+    const replayed = new Set<string>();
+    for (const group of groups) {
+      const since = held.since(group);
+      if (since !== undefined && replay(group, since)) replayed.add(group);
+    }
+    if (replayed.size === 0) return;
+    for (const group of replayed) held.delete(group);
+    this.#outbox.discard((message) => {
+      const group = readingGroup(message);
+      return group !== undefined && replayed.has(group);
+    });
+    if (this.#outbox.pendingCount === 0) held.clear();
   }
 
   /** Stops taking messages and drops what is pending. */
   protected endOutbox(): void {
     this.#ended = true;
     this.#outbox.clear();
+    this.#held?.clear();
   }
 
   /** The outbox's write: the `stream.write` convention of Transport.write. */
@@ -127,6 +171,7 @@ export class TransportConnection<F> implements HubConnection {
       this.#onEncodeError(err);
       return true; // nothing was written: the transport is as full as before
     }
+    this.#held?.written(message);
     return this.#socket.write(frame);
   }
 }

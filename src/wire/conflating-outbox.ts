@@ -118,6 +118,30 @@ export class ConflatingOutbox {
     this.#settle();
   }
 
+  /** The messages held back, in the order they will be written. */
+  *pendingMessages(): IterableIterator<OutboundMessage> {
+    if (this.#pending !== undefined) yield* this.#pending.values();
+  }
+
+  /**
+   * Drops the pending messages `drop` picks (a recovered session's readings the history replays
+   * instead); the rest keep their order. Returns how many went.
+   */
+  discard(drop: (message: OutboundMessage) => boolean): number {
+    const pending = this.#pending;
+    if (pending === undefined) return 0;
+    let dropped = 0;
+    for (const [key, message] of pending) {
+      if (!drop(message)) continue;
+      pending.delete(key);
+      if (typeof key === 'number') this.#unkeyed--;
+      dropped++;
+    }
+    if (pending.size === 0) this.#pending = undefined;
+    this.#settle();
+    return dropped;
+  }
+
   /** Drops everything pending, e.g. when the connection closes. */
   clear(): void {
     this.#pending?.clear(); // ends a drain() that is iterating it

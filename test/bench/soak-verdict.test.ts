@@ -53,6 +53,16 @@ describe('soak verdict', () => {
     expect(c.examples[0]).toContain('socket.io subscriber 7: soak-a/dev-0000/3');
   });
 
+  it('leaves out a reading the broker lost, and says so, but still fails one it delivered and a follower missed', () => {
+    const lost = new Set(['soak-a/dev-0000/2']);
+    const c = exactnessCheck(fleet, [follow([1, 4], [1, 250])], () => 'before any fault', lost);
+    expect(c.ok).toBe(true);
+    expect(c.detail).toContain('2 readings expected: 0 missing');
+    expect(c.detail).toContain('1 acknowledged readings lost by the broker left out');
+    const missed = exactnessCheck(fleet, [follow([1, 2], [1, 2])], () => 'before any fault', lost);
+    expect(missed.findings.map((f) => [f.kind, f.n, f.gotBy])).toEqual([['missing', 4, 0]]);
+  });
+
   it('compares RSS floors per role and leaves out a young process', () => {
     const sample = (at: number, mb: number, holder = false, processStartedAt = -60_000) => ({
       at,

@@ -131,4 +131,27 @@ describe('ConflatingOutbox', () => {
     await Promise.resolve();
     expect(resolved).toBe(2);
   });
+
+  it('discard drops the pending messages it picks and keeps the others in order, freeing their room', async () => {
+    const t = transport(1);
+    const outbox = new ConflatingOutbox({ write: t.write, maxUnkeyed: 1 });
+    outbox.offer(plain('first')); // fills the transport
+    outbox.offer(keyed('d1', 'd1-1'));
+    outbox.offer(plain('notice'));
+    outbox.offer(keyed('d2', 'd2-1'));
+    expect(outbox.discard((m) => m.data === 'd1-1' || m.data === 'notice')).toBe(2);
+    expect(outbox.pendingCount).toBe(1);
+    // The unkeyed bound counts what is still pending: the dropped notice left room for another.
+    expect(outbox.offer(plain('again'))).toBe('queued');
+
+    let idle = false;
+    void outbox.idle().then(() => (idle = true));
+    expect(outbox.discard(() => true)).toBe(2);
+    await Promise.resolve();
+    expect(idle).toBe(true);
+    t.empty();
+    outbox.drain();
+    outbox.offer(plain('later'));
+    expect(t.written).toEqual(['first', 'later']);
+  });
 });

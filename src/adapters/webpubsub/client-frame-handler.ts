@@ -3,11 +3,12 @@ import type { Hub } from '../../realtime/hub.js';
 import type { ServiceResolver } from '../../host/container/service-scope.js';
 import { TENANT_CONTEXT } from '../../host/security/tenant-scope.js';
 import { HubOutboundMessage } from '../../wire/outbound-message.js';
-import { deviceGroup, toWireReading, type Reading } from '../../wire/reading.js';
+import { deviceGroup, type Reading } from '../../wire/reading.js';
 import { isValidId } from '../../host/ids.js';
 import type { ClientFrame } from '../../wire/webpubsub/client-frame.js';
 import { canJoinLeaveGroup, canSendToGroup } from '../../wire/webpubsub/permissions.js';
 import type { AckError } from '../../wire/webpubsub/server-frame.js';
+import { catchUpSummaryMessage } from './catch-up-summary.js';
 import type { WebPubSubConnection } from './web-pubsub-connection.js';
 
 export interface ClientFrameDeps {
@@ -174,10 +175,7 @@ function subscribeSince(
       connection.sendAck(ackId);
     }
     const last = deps.lastReading?.(tenantId, deviceId);
-    const summary = {
-      catchUp: { deviceId, since, last: last === undefined ? null : toWireReading(last), replayed, truncated },
-    };
-    connection.send(new HubOutboundMessage({ kind: 'server' }, 'json', summary));
+    connection.send(catchUpSummaryMessage(deviceId, since as number, last, { replayed, truncated }));
   });
   if (started === 'group-limit') return groupLimit(deps.hub);
   if (started === 'gated')

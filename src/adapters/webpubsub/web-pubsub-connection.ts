@@ -1,7 +1,7 @@
 import type { Duplex } from 'node:stream';
 import type { WebSocket } from 'ws';
 import type { Clock, TimerHandle } from '../../host/clock.js';
-import { TransportConnection } from '../../realtime/transport-connection.js';
+import { TransportConnection, type ReplayFrom } from '../../realtime/transport-connection.js';
 import type { DeliveryRecorder } from '../../wire/delivery-recorder.js';
 import type { CloseReason, MessageCodec } from '../../wire/message.js';
 import type { ClientAccessClaims } from '../../wire/webpubsub/access-token.js';
@@ -59,7 +59,8 @@ function codecFor(kind: ProtocolKind): MessageCodec<WebPubSubFrame> {
  * writability is the socket's bufferedAmount (and, for the reliable protocol, room in the resend
  * buffer). A reliable session outlives a dropped socket for `retentionMs`: it stays in the hub
  * and its groups, new messages wait (conflated) in the outbox, and `resume` replays what the
- * client has not acknowledged before draining the rest.
+ * client has not acknowledged, has the history replay the readings conflation dropped, then
+ * drains the rest.
  */
 export class WebPubSubConnection extends TransportConnection<WebPubSubFrame> {
   readonly kind: ProtocolKind;
@@ -90,6 +91,7 @@ export class WebPubSubConnection extends TransportConnection<WebPubSubFrame> {
       maxUnkeyed: options.maxUnkeyedQueued,
       recorder: options.deliveries,
       onEncodeError: (err) => options.onWriteError(this, err),
+      trackHeldReadings: isReliable(options.kind),
     });
     this.#options = options;
     this.#wire = wire;
@@ -117,15 +119,18 @@ export class WebPubSubConnection extends TransportConnection<WebPubSubFrame> {
   /**
    * A recovery request presented this session's token: the new socket replaces any old one,
    * gets `connected` again, every unacknowledged frame (the client drops what it already has
-   * by sequenceId), then whatever waited in the outbox.
+   * by sequenceId), then whatever waited in the outbox. Readings the outbox held back are handed
+   * to `replay` per device group, which replays them all from the history (where the outbox kept
+   * only the newest of each device); without it, or where it declines, that newest one follows.
    */
-  resume(socket: WebSocket, raw: Duplex): void {
+  resume(socket: WebSocket, raw: Duplex, replay?: ReplayFrom): void {
     this.#wire.unbind()?.terminate();
     if (this.#retention !== undefined) this.#options.clock.clearTimeout(this.#retention);
     this.#retention = undefined;
     this.#bind(socket, raw);
     this.#sendConnected();
     this.#wire.resend();
+    if (replay !== undefined) this.replayHeld(replay);
     this.pump();
   }
 

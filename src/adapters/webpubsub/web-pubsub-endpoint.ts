@@ -20,6 +20,7 @@ import { isProtobuf, isReliable, selectSubprotocol, type ProtocolKind } from '..
 import { handleClientFrame } from './client-frame-handler.js';
 import { CloseCode } from '../../wire/webpubsub/close-codes.js';
 import { controlFramesFor } from '../../wire/webpubsub/control-frames.js';
+import { recoveryReplay } from './recovery-replay.js';
 import { rejectUpgrade } from './reject-upgrade.js';
 import { DEFAULT_RESEND_MAX_BYTES, DEFAULT_RESEND_MAX_MESSAGES } from './resend-buffer.js';
 import type { UpgradeContext } from './upgrade-context.js';
@@ -253,7 +254,8 @@ export class WebPubSubEndpoint {
       return;
     }
     this.#listen(connection, ws);
-    connection.resume(ws, raw);
+    const { catchUp } = this.#options;
+    connection.resume(ws, raw, catchUp && recoveryReplay(this.#hub, catchUp, connection, this.#options.lastReading));
     this.#log.debug({ connectionId, unacknowledged: connection.unacknowledged }, 'webpubsub recovered');
   }
 

@@ -52,10 +52,11 @@ export const HUB_KEYS: readonly KeyDefinition[] = [
     parse: p.int(1, 10_000_000),
     default: () => 10_000,
   },
-  // readings one subscribe with `since` replays at most (the newest kept; the ack says truncated when more were missed)
+  // readings one subscribe with `since`, or a recovered reliable Web PubSub session per device, replays at most
+  // (the newest kept; the ack or summary says truncated when more were missed)
   {
     key: 'Hub:CatchUpMax',
-    doc: 'readings one `subscribe` with `since` replays at most, the newest kept (see "Catch-up")',
+    doc: 'readings one `subscribe` with `since` replays at most, the newest kept (see "Catch-up"); also per device for a recovered reliable Web PubSub session',
     parse: p.int(1, 100_000),
     default: () => 1000,
   },

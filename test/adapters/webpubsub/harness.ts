@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { CatchUp } from '../../../src/realtime/catch-up.js';
 import { Hub } from '../../../src/realtime/hub.js';
 import { createManagementService } from '../../../src/features/management/management-service.js';
 import { createManagementHandler } from '../../../src/features/management/management-handler.js';
@@ -40,10 +41,19 @@ export interface Harness {
 export async function startHarness(
   options: Partial<Omit<WebPubSubEndpointOptions, 'hub'>> & {
     lastReading?: (t: string, d: string) => Reading | undefined;
+    /** The catch-up (`subscribe` with `since`, recovery replays) over the harness's hub. */
+    catchUpFor?: (hub: Hub) => CatchUp;
   } = {},
 ): Promise<Harness> {
   const hub = new Hub();
-  const endpoint = new WebPubSubEndpoint({ hub, scopes: hostServices().build(), heartbeatIntervalMs: 0, ...options });
+  const { catchUpFor, ...endpointOptions } = options;
+  const endpoint = new WebPubSubEndpoint({
+    hub,
+    scopes: hostServices().build(),
+    heartbeatIntervalMs: 0,
+    ...endpointOptions,
+    ...(catchUpFor === undefined ? {} : { catchUp: catchUpFor(hub) }),
+  });
   const management = createManagementHandler({
     service: createManagementService(hub),
     hubName: HUB_NAME,
