@@ -17,9 +17,10 @@ type PacketWriter = { _sendPacket(packet: object, cb?: () => void, cbStorePut?: 
  * in the order the messages came, once its reading and every earlier one settled: a PUBACK for
  * an accepted one (or one dropped for good, e.g. `redelivered`), none for one refused as `fenced`
  * (the connection is dropped so the broker sends it again to whoever holds the session next).
- * Meanwhile mqtt.js reads on, so a round trip per reading does not cap ingestion; the broker's
- * in-flight window bounds how many wait. Nothing is sent on a later connection: its message ids
- * are the broker's to reuse, and the broker resends what was not acknowledged.
+ * Meanwhile mqtt.js reads on, so a round trip per reading does not cap ingestion (`room` bounds
+ * how many wait). Nothing is sent on a later connection: its message ids are the broker's to
+ * reuse, and the broker resends what was not acknowledged. Leans on mqtt.js internals (`DEFERRED`,
+ * `_sendPacket`): test/adapters/mqtt/mqtt-lease-handover.test.ts fails if an upgrade moves them.
  */
 export class SettledAcks {
   readonly #client: MqttClient;
