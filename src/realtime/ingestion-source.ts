@@ -5,8 +5,13 @@ import type { RawReading } from '../wire/raw-reading.js';
  * The ingestion seam. A source runs until its signal aborts, handing every raw message to the sink.
  * Sources know transports (MQTT, Event Hubs); they never validate, throttle or touch the hub.
  */
-/** What a sink says about one raw reading; sources use it only for metrics and acks. */
-export type SinkResult = { accepted: true } | { accepted: false; reason: string };
+/**
+ * What a sink says about one raw reading; sources use it only for metrics and acks. `settled`: the
+ * reading was taken but its outcome is still pending (its `seq`, or the cluster's redelivery window,
+ * is being asked); it resolves to the final answer, which may still refuse it (`fenced`). A source
+ * that acknowledges readings acknowledges such a one only once settled and accepted.
+ */
+export type SinkResult = { accepted: true; settled?: Promise<SinkResult> } | { accepted: false; reason: string };
 
 export interface ReadingSink {
   /** Synchronous so a source can never interleave a reading with another of the same device. */

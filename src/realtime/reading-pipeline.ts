@@ -69,10 +69,16 @@ interface Pending {
    * the redelivery window knew the reading (dropped).
    */
   seq: number | 'failed' | 'fenced' | 'redelivered' | undefined;
+  /** What the redelivery window remembered of it, taken back if it is dropped as `fenced`. */
+  readonly identity: string | undefined;
+  /** Answers `SinkResult.settled`. */
+  settle: ((result: SinkResult) => void) | undefined;
 }
 
 /** The answer to every accepted reading: one shared object, none allocated per reading. */
 const ACCEPTED: SinkResult = Object.freeze({ accepted: true });
+const FENCED: SinkResult = Object.freeze({ accepted: false, reason: 'fenced' });
+const REDELIVERED_RESULT: SinkResult = Object.freeze({ accepted: false, reason: 'redelivered' });
 
 export interface PipelineStats {
   accepted: number;
@@ -161,19 +167,19 @@ export class ReadingPipeline implements ReadingSink {
     }
     // The registry keeps each device's last reading, so seq survives the throttle forgetting it.
     let seq: number | Promise<number>;
+    let identity: string | undefined;
     try {
       if (raw.sequence !== undefined) {
         const sequence = raw.sequence;
         // The duplicate check in #accept then compares with what the cluster last accepted.
         seq = recall === undefined ? sequence : recall(reading.tenantId, reading.deviceId).then(() => sequence);
       } else {
-        const identity =
-          this.#redelivery === undefined || raw.resendable !== true ? undefined : readingIdentity(raw, reading);
-        const seen =
-          identity === undefined ? false : this.#redelivery!.seen(identity, raw.redelivered === true, raw.fence);
+        const window = this.#redelivery;
+        identity = window === undefined || raw.resendable !== true ? undefined : readingIdentity(raw, reading);
+        const seen = identity === undefined ? false : window!.seen(identity, raw.redelivered === true, raw.fence);
         if (seen === true) {
           this.#drop('redelivered', raw, now);
-          return { accepted: false, reason: 'redelivered' };
+          return REDELIVERED_RESULT;
         }
         seq =
           seen === false
@@ -189,14 +195,32 @@ export class ReadingPipeline implements ReadingSink {
                       raw.fence,
                     ),
               );
+        // A lease holding's reading: once its seq is settled, the cluster's window remembers it under
+        // the holding before it is handed on (or refuses it: the holding is over).
+        const fence = raw.fence;
+        if (identity !== undefined && fence !== undefined && window!.confirm !== undefined) {
+          const id = identity;
+          seq =
+            typeof seq === 'number'
+              ? this.#confirmed(seq, id, fence)
+              : seq.then((n) => (n === REDELIVERED ? n : this.#confirmed(n, id, fence)));
+        }
       }
     } catch (err) {
       if (!(err instanceof SeqRefused)) throw err;
+      // Not taken: the broker's next delivery of it must count as new.
+      if (identity !== undefined) this.#redelivery!.forget(identity);
       this.#drop('fenced', raw, now);
-      return { accepted: false, reason: 'fenced' };
+      return FENCED;
     }
     if (typeof seq === 'number' && !waiting) return this.#accept(raw, reading, seq, known, now);
-    const entry: Pending = { raw, reading, seq: typeof seq === 'number' ? seq : undefined };
+    const entry: Pending = {
+      raw,
+      reading,
+      seq: typeof seq === 'number' ? seq : undefined,
+      identity,
+      settle: undefined,
+    };
     this.#pending.push(entry);
     if (typeof seq !== 'number') {
       seq
@@ -210,15 +234,27 @@ export class ReadingPipeline implements ReadingSink {
         )
         .finally(() => this.#release());
     }
-    return ACCEPTED;
+    // Its outcome is not known yet: a source that acknowledges waits for it.
+    return { accepted: true, settled: new Promise<SinkResult>((resolve) => (entry.settle = resolve)) };
+  }
+
+  /** `seq` once the window remembered the reading for the cluster; REDELIVERED when it knew it. */
+  #confirmed(seq: number, identity: string, fence: number): number | Promise<number> {
+    const asked = this.#redelivery!.confirm!(identity, fence);
+    return asked === undefined ? seq : asked.then((again) => (again ? REDELIVERED : seq));
   }
 
   /** Hands on the readings at the head of the queue whose seq is known. */
   #release(): void {
     while (this.#pending.length > 0 && this.#pending[0]!.seq !== undefined) {
-      const { raw, reading, seq } = this.#pending.shift() as Pending & { seq: NonNullable<Pending['seq']> };
+      const { raw, reading, seq, identity, settle } = this.#pending.shift() as Pending & {
+        seq: NonNullable<Pending['seq']>;
+      };
       if (seq === 'fenced' || seq === 'redelivered') {
+        // A fenced reading was not taken: the broker's next delivery of it must count as new.
+        if (seq === 'fenced' && identity !== undefined) this.#redelivery!.forget(identity);
         this.#drop(seq, raw, this.#now());
+        settle?.(seq === 'fenced' ? FENCED : REDELIVERED_RESULT);
         continue;
       }
       // Looked up now: earlier readings of the device left the queue since this one arrived.
@@ -226,13 +262,14 @@ export class ReadingPipeline implements ReadingSink {
       const local = (known?.last.seq ?? 0) + 1;
       // Never below what this instance handed out: a counter that fell behind (Redis lost its
       // data) must not repeat a seq subscribers have seen.
-      this.#accept(
+      const result = this.#accept(
         raw,
         reading,
         raw.sequence !== undefined ? raw.sequence : seq === 'failed' ? local : Math.max(seq, local),
         known,
         this.#now(),
       );
+      settle?.(result);
     }
     if (this.#pending.length === 0) for (const wake of this.#settledWaiters.splice(0)) wake();
   }

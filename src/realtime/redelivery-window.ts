@@ -15,6 +15,16 @@ export interface RedeliveryWindow {
    * holding the reading came under; a stale holding's identities are not remembered for the cluster.
    */
   seen(identity: string, redelivered: boolean, fence: number | undefined): boolean | Promise<boolean>;
+  /**
+   * For a reading of an ingest lease holding (`fence`) whose `seq` is settled: remembers `identity`
+   * for the cluster under that holding, before the reading is handed on or acknowledged. Resolves
+   * true when the cluster knew it already (`redelivered`), false once remembered; rejects with
+   * `SeqRefused` when the holding is over (`fenced`: a successor numbers it). Undefined: this
+   * window keeps nothing beyond this process (`seen` decided).
+   */
+  confirm?(identity: string, fence: number): Promise<boolean> | undefined;
+  /** Takes back what `seen` remembered of a reading that was dropped after all (`fenced`). */
+  forget(identity: string): void;
 }
 
 /**
@@ -49,6 +59,11 @@ export class RecentIdentities {
     this.#current.add(identity);
     return false;
   }
+
+  forget(identity: string): void {
+    this.#current.delete(identity);
+    this.#previous.delete(identity);
+  }
 }
 
 /** The single hub's window: in memory only. */
@@ -61,5 +76,9 @@ export class LocalRedeliveryWindow implements RedeliveryWindow {
 
   seen(identity: string): boolean {
     return this.#recent.seen(identity);
+  }
+
+  forget(identity: string): void {
+    this.#recent.forget(identity);
   }
 }

@@ -27,4 +27,17 @@ describe('LocalRedeliveryWindow: the single hub recognises a reading sent again 
     expect(window.seen('7')).toBe(true);
     expect(window.seen('1')).toBe(false);
   });
+
+  it('forgets an identity taken back (a reading dropped after all), whichever generation holds it', () => {
+    const clock = new ManualClock(0);
+    const window = new LocalRedeliveryWindow({ windowMs: 1000, clock });
+    expect(window.seen('a')).toBe(false);
+    window.forget('a');
+    expect(window.seen('a')).toBe(false);
+    clock.advance(1000);
+    expect(window.seen('b')).toBe(false);
+    window.forget('a');
+    expect(window.seen('a')).toBe(false);
+    expect(window.seen('b')).toBe(true);
+  });
 });

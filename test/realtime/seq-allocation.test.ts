@@ -5,6 +5,8 @@ import type { SeqAllocator } from '../../src/realtime/seq-allocator.js';
 import type { RawReading } from '../../src/wire/raw-reading.js';
 import type { Reading } from '../../src/wire/reading.js';
 import { ManualClock } from '../../src/adapters/memory/manual-clock.js';
+import { LocalRedeliveryWindow } from '../../src/realtime/redelivery-window.js';
+import { SeqRefused } from '../../src/wire/seq-refused.js';
 
 /** A seq source answering when the test says, in any order: what a remote counter may look like. */
 class HeldAllocator implements SeqAllocator {
@@ -43,7 +45,7 @@ const tick = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 describe('ReadingPipeline with a seq from elsewhere (the cluster counter)', () => {
   it('publishes readings in arrival order with the seq they were given, whichever answer comes first', async () => {
     const { seq, published, pipeline } = setup();
-    for (const n of [1, 2, 3]) expect(pipeline.offer(raw(`d${n}`, { n }))).toEqual({ accepted: true });
+    for (const n of [1, 2, 3]) expect(pipeline.offer(raw(`d${n}`, { n }))).toMatchObject({ accepted: true });
     seq.asked[2]!.resolve(40);
     seq.asked[1]!.resolve(30);
     await tick();
@@ -108,5 +110,35 @@ describe('ReadingPipeline with a seq from elsewhere (the cluster counter)', () =
     expect(pipeline.offer(raw('new-device', {}))).toEqual({ accepted: false, reason: 'device_limit' });
     expect(seq.asked).toHaveLength(3);
     expect(pipeline.stats().dropped.backlog).toBe(1);
+  });
+
+  it('a resendable reading refused its seq after it was taken in: its outcome says fenced, and the same message delivered again counts as new', async () => {
+    const seq = new HeldAllocator();
+    const published: Reading[] = [];
+    const pipeline = new ReadingPipeline({
+      registry: new DeviceRegistry({}),
+      publish: (r) => published.push(r),
+      logger: { warn: () => undefined },
+      clock: new ManualClock(),
+      maxPerSecond: Infinity,
+      seq,
+      redelivery: new LocalRedeliveryWindow({ windowMs: 60_000, clock: new ManualClock() }),
+    });
+    const delivery = (): RawReading => ({ ...raw('d', { msgId: 'm-1', n: 1 }), resendable: true, fence: 1 });
+    const first = pipeline.offer(delivery());
+    expect(first.accepted).toBe(true);
+    // The source acknowledges only what settles as accepted.
+    const outcome = first.accepted ? first.settled : undefined;
+    expect(outcome).toBeDefined();
+    seq.asked[0]!.reject(new SeqRefused(1));
+    expect(await outcome).toEqual({ accepted: false, reason: 'fenced' });
+    expect(published).toEqual([]);
+
+    // The broker sends it again (it was never acknowledged): a seq, not `redelivered`.
+    const again = pipeline.offer({ ...delivery(), fence: 2 });
+    seq.asked[1]!.resolve(4);
+    expect(again.accepted && (await again.settled)).toEqual({ accepted: true });
+    expect(published.map((r) => r.seq)).toEqual([4]);
+    expect(pipeline.stats().dropped.redelivered).toBe(0);
   });
 });

@@ -2,7 +2,8 @@ import { systemClock } from '../../host/clock.js';
 import { format } from 'node:util';
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
 import type { Logger } from 'pino';
-import type { IngestionSource, ReadingSink } from '../../realtime/ingestion-source.js';
+import type { IngestionSource, ReadingSink, SinkResult } from '../../realtime/ingestion-source.js';
+import { DEFERRED, SettledAcks } from './settled-acks.js';
 import { HANDOVER } from '../../host/lifecycle/handover.js';
 import { Backoff } from '../../host/backoff.js';
 import { TELEMETRY_SUBSCRIPTION, telemetryReading } from '../../wire/telemetry-topic.js';
@@ -173,10 +174,26 @@ export class MqttSource implements IngestionSource {
     // acknowledgement, and the connection is dropped, so the broker sends it again on the next
     // connection of the session (ours once we hold the lease again, or the next ingester's).
     let withhold = false;
-    client.handleMessage = (_packet, done) => {
-      if (!withhold) return done();
-      withhold = false;
-      (client.stream as { destroy?: () => void }).destroy?.();
+    let result: SinkResult | undefined;
+    const acks = new SettledAcks(client);
+    client.handleMessage = (packet, done) => {
+      if (withhold) {
+        withhold = false;
+        acks.dropConnection();
+        return;
+      }
+      const offered = result;
+      result = undefined;
+      if (packet.cmd !== 'publish' || packet.qos !== 1) return done();
+      const settled = offered?.accepted === true ? offered.settled : undefined;
+      if (settled === undefined && acks.idle) return done();
+      // Its outcome is pending (or an earlier one's is): acknowledged once known, in order, while
+      // mqtt.js reads on.
+      acks.defer(packet.messageId!, settled);
+      // Too many waiting: mqtt.js reads the next packet (and the socket) only once one is answered.
+      const room = acks.room();
+      if (room === undefined) done(DEFERRED);
+      else void room.then(() => done(DEFERRED));
     };
     client.on('message', (topic, payload, packet) => {
       const raw = telemetryReading(topic, payload);
@@ -188,11 +205,13 @@ export class MqttSource implements IngestionSource {
         raw.resendable = true;
         if (packet.dup) raw.redelivered = true;
       }
-      const result = sink.offer(raw);
+      result = sink.offer(raw);
       withhold = packet.qos > 0 && !result.accepted && result.reason === 'fenced';
     });
 
     await whenAborted(signal);
+    // The acknowledgements of readings still settling go out before a graceful close.
+    await acks.drained();
     const endSession = expiry > 0 && signal.reason !== HANDOVER && !this.#takenOver && (await this.#lastOut());
     // Not forced: outstanding acknowledgements go out before the connection closes. Forced while
     // the subscription is unanswered: a graceful end would wait for that answer, maybe forever.

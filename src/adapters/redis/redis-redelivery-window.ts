@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../../host/clock.js';
 import { LogThrottle } from '../../host/log-throttle.js';
 import { RecentIdentities, type RedeliveryWindow } from '../../realtime/redelivery-window.js';
+import { SeqRefused } from '../../wire/seq-refused.js';
 
 /**
  * Remembers identities (ARGV[4…]) in the current bucket for twice the window, unless the ingest
@@ -23,7 +24,42 @@ redis.call('HSET', KEYS[1], ARGV[3], 1)
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return 0`;
 
+/**
+ * For the readings of one ingest lease holding (fencing token ARGV[1]; FENCED when KEYS[3] moved
+ * on): per identity (ARGV[3…]) 1 when the current or previous bucket holds it, else 0 and
+ * remembered in the current bucket. KEYS: current bucket, previous bucket, fence.
+ */
+const CONFIRM = `if redis.call('GET', KEYS[3]) ~= ARGV[1] then return redis.error_reply('FENCED') end
+local known = {}
+for i = 3, #ARGV do
+  if redis.call('HEXISTS', KEYS[1], ARGV[i]) == 1 or redis.call('HEXISTS', KEYS[2], ARGV[i]) == 1 then
+    known[i - 2] = 1
+  else
+    redis.call('HSET', KEYS[1], ARGV[i], 1)
+    known[i - 2] = 0
+  end
+end
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return known`;
+
+/** The identities of one holding waiting for this turn's CONFIRM, and its answer. */
+interface ConfirmBatch {
+  readonly fence: number;
+  readonly identities: string[];
+  readonly answer: Promise<number[]>;
+  resolve(known: number[]): void;
+  reject(err: Error): void;
+}
+
 type WithWindowCommands = RedisClient & {
+  confirmIdentities(
+    bucket: string,
+    previous: string,
+    fenceKey: string,
+    fence: string,
+    ttlMs: string,
+    ...identities: string[]
+  ): Promise<number[]>;
   rememberIdentities(
     bucket: string,
     fenceKey: string,
@@ -54,14 +90,19 @@ export interface RedisRedeliveryWindowOptions {
 }
 
 /**
- * The cluster's redelivery window (for resendable readings: MQTT QoS 1): each identity goes to a Redis hash per window length
- * of time (kept two lengths), so whichever instance ingests next recognises what an earlier one
- * accepted. Readings the transport marks as possibly delivered before (MQTT's DUP flag) are asked
- * about in Redis, one round trip each: a broker resends exactly those after an ingester crashed or
- * reconnected. Every other reading is checked against this instance's memory only, and remembered
- * in Redis in one batch per turn of the event loop, so the common reading costs no round trip.
- * A device's own republish (a new MQTT message) is recognised by the instance that accepted the
- * first copy, not by its successor. Redis errors count as "not seen" (logged, throttled).
+ * The cluster's redelivery window (for resendable readings: MQTT QoS 1): each identity goes to a
+ * Redis hash per window length of time (kept two lengths), so whichever instance ingests next
+ * recognises what an earlier one accepted.
+ *
+ * A reading of the ingest lease holder (fenced) is asked about and remembered in Redis once its
+ * `seq` is settled, under its holding, in one CONFIRM per turn of the event loop (no round trip per
+ * reading), before the pipeline hands it on and the source acknowledges it (`confirm`): DUP or
+ * not, redelivered by the broker or republished by the device, the successor recognises what its
+ * predecessor handed on, and a predecessor that stalled before its CONFIRM is refused and hands
+ * nothing on. Other readings (no lease: a device on this instance's embedded broker) are checked
+ * in memory, asked about in Redis when the transport marks them as possibly delivered before
+ * (MQTT's DUP flag), and remembered in one batch per turn. Redis errors count as "not seen"
+ * (logged, throttled).
  */
 export class RedisRedeliveryWindow implements RedeliveryWindow {
   readonly #o: RedisRedeliveryWindowOptions;
@@ -72,12 +113,15 @@ export class RedisRedeliveryWindow implements RedeliveryWindow {
   #batch: string[] = [];
   #batchFence = '';
   #flushing = false;
+  /** Lease holdings' identities waiting for this turn's CONFIRM. */
+  #confirming: ConfirmBatch | undefined;
 
   constructor(options: RedisRedeliveryWindowOptions) {
     this.#o = options;
     const { redis } = options;
     if (!('rememberIdentities' in redis)) redis.defineCommand('rememberIdentities', { numberOfKeys: 2, lua: REMEMBER });
     if (!('checkIdentity' in redis)) redis.defineCommand('checkIdentity', { numberOfKeys: 3, lua: CHECK });
+    if (!('confirmIdentities' in redis)) redis.defineCommand('confirmIdentities', { numberOfKeys: 3, lua: CONFIRM });
     this.#redis = redis as WithWindowCommands;
     this.#local = new RecentIdentities({
       windowMs: options.windowMs,
@@ -89,6 +133,8 @@ export class RedisRedeliveryWindow implements RedeliveryWindow {
 
   seen(identity: string, redelivered: boolean, fence: number | undefined): boolean | Promise<boolean> {
     if (this.#local.seen(identity)) return true;
+    // A lease holding's reading is asked about in Redis by `confirm`, DUP or not.
+    if (fence !== undefined) return false;
     const fenceText = fence === undefined ? '' : String(fence);
     if (!redelivered) {
       this.#remember(identity, fenceText);
@@ -104,6 +150,49 @@ export class RedisRedeliveryWindow implements RedeliveryWindow {
           return false;
         },
       );
+  }
+
+  /**
+   * One CONFIRM per turn and holding: the reading is handed on (and acknowledged) only once its
+   * identity is in Redis under its holding, so a successor given the same message by the broker
+   * recognises it whether the holder stalled before or after. A holder that stalled first is
+   * refused here (`SeqRefused`) and hands nothing on: the successor numbers the reading alone.
+   */
+  confirm(identity: string, fence: number): Promise<boolean> {
+    let batch = this.#confirming;
+    if (batch === undefined || batch.fence !== fence) {
+      if (batch !== undefined) this.#sendConfirm();
+      batch = this.#confirming = newConfirmBatch(fence);
+      setImmediate(() => this.#sendConfirm());
+    }
+    const at = batch.identities.push(identity) - 1;
+    return batch.answer.then((known) => known[at] === 1);
+  }
+
+  forget(identity: string): void {
+    this.#local.forget(identity);
+  }
+
+  #sendConfirm(): void {
+    const batch = this.#confirming;
+    if (batch === undefined) return;
+    this.#confirming = undefined;
+    const bucket = Math.floor(this.#o.clock.now() / this.#o.windowMs);
+    const { fence } = batch;
+    this.#redis
+      .confirmIdentities(
+        this.#key(bucket),
+        this.#key(bucket - 1),
+        this.#o.fenceKey,
+        String(fence),
+        this.#ttl(),
+        ...batch.identities,
+      )
+      .then(batch.resolve, (err: Error) => {
+        if (err.message.includes('FENCED')) return batch.reject(new SeqRefused(fence));
+        this.#faults.warn({ err: { message: err.message } }, 'redelivery window not read; the reading counts as new');
+        batch.resolve([]);
+      });
   }
 
   #remember(identity: string, fence: string): void {
@@ -133,4 +222,14 @@ export class RedisRedeliveryWindow implements RedeliveryWindow {
   #ttl(): string {
     return String(Math.ceil(this.#o.windowMs * 2));
   }
+}
+
+function newConfirmBatch(fence: number): ConfirmBatch {
+  let resolve!: (known: number[]) => void;
+  let reject!: (err: Error) => void;
+  const answer = new Promise<number[]>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { fence, identities: [], answer, resolve, reject };
 }

@@ -1,0 +1,250 @@
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import mqtt, { type MqttClient } from 'mqtt';
+import { pino } from 'pino';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { MqttSource } from '../../../src/adapters/mqtt/mqtt-source.js';
+import { RedisRedeliveryWindow } from '../../../src/adapters/redis/redis-redelivery-window.js';
+import { RedisSeqAllocator } from '../../../src/adapters/redis/redis-seq-allocator.js';
+import { systemClock } from '../../../src/host/clock.js';
+import { DeviceRegistry } from '../../../src/realtime/device-registry.js';
+import type { ReadingSink } from '../../../src/realtime/ingestion-source.js';
+import { ManualLease } from '../../../src/realtime/ingest-lease.js';
+import { LeasedSource } from '../../../src/realtime/leased-source.js';
+import { ReadingPipeline } from '../../../src/realtime/reading-pipeline.js';
+import type { RawReading } from '../../../src/wire/raw-reading.js';
+import type { Reading } from '../../../src/wire/reading.js';
+import { eventually } from '../../support/app-harness.js';
+import { freezableProxy } from '../../support/freezable-proxy.js';
+import { privateMosquitto, requireCommand, type PrivateServer } from '../../support/private-server.js';
+import { deleteKeys, redisOrReport, REDIS_URL } from '../eventhubs/redis-for-tests.js';
+
+const silent = pino({ level: 'silent' });
+
+/** A lease this instance holds under fencing token `fence` (each new holding raises it by one). */
+function holding(fence: number): ManualLease {
+  const lease = new ManualLease(true);
+  for (let n = 1; n < fence; n++) {
+    lease.set(false);
+    lease.set(true);
+  }
+  return lease;
+}
+
+if (requireCommand('mosquitto', 'a private broker to resend to') && (await redisOrReport('MQTT lease handover'))) {
+  describe('a QoS 1 reading across an ingest lease handover gets one seq, and none acknowledged is lost (real Mosquitto, Redis)', () => {
+    const cleanup: (() => Promise<unknown>)[] = [];
+    let broker: PrivateServer;
+    let url = '';
+    beforeAll(async () => {
+      broker = await privateMosquitto();
+      await broker.start();
+      url = `mqtt://127.0.0.1:${broker.port}`;
+    });
+    afterAll(async () => broker?.stop());
+    afterEach(async () => {
+      for (const c of cleanup.splice(0).reverse()) await c().catch(() => undefined);
+    });
+
+    async function device(): Promise<MqttClient> {
+      const client = await mqtt.connectAsync(url, { clientId: `handover-device-${randomUUID().slice(0, 8)}` });
+      cleanup.push(() => client.endAsync());
+      return client;
+    }
+
+    /**
+     * One ingester of a cluster sharing `prefix` in Redis: the MQTT session `clientId` through
+     * `mqttUrl`, seq blocks and the redelivery window over its own Redis connection (`redisPort`).
+     */
+    function ingester(options: {
+      prefix: string;
+      clientId: string;
+      lease: ManualLease;
+      mqttUrl?: string;
+      redisPort?: number;
+      /** Sees each reading just before the pipeline does. */
+      onOffer?: (raw: RawReading) => void;
+    }) {
+      const redis = new Redis(options.redisPort ? `redis://127.0.0.1:${options.redisPort}` : REDIS_URL, {
+        enableAutoPipelining: true,
+        maxRetriesPerRequest: 1,
+      });
+      redis.on('error', () => undefined);
+      const fenceKey = `${options.prefix}fence`;
+      const published: Reading[] = [];
+      const pipeline = new ReadingPipeline({
+        registry: new DeviceRegistry({}),
+        clock: systemClock,
+        maxPerSecond: Infinity,
+        logger: silent,
+        redelivery: new RedisRedeliveryWindow({
+          redis,
+          keyPrefix: `${options.prefix}redelivery:`,
+          fenceKey,
+          windowMs: 60_000,
+          clock: systemClock,
+          log: silent,
+        }),
+        seq: new RedisSeqAllocator(redis, { keyPrefix: `${options.prefix}seq:`, fenceKey, blockSize: 10 }),
+        publish: (reading) => published.push(reading),
+      });
+      const sink: ReadingSink = {
+        offer: (raw) => {
+          options.onOffer?.(raw);
+          return pipeline.offer(raw);
+        },
+        refused: (reason, raw) => pipeline.refused(reason, raw),
+      };
+      const source = new MqttSource({
+        url: () => options.mqttUrl ?? url,
+        clientId: options.clientId,
+        qos: 1,
+        sessionExpirySeconds: 60,
+        protocolVersion: 5,
+        log: silent,
+      });
+      const leased = new LeasedSource(source, options.lease, silent);
+      const stop = new AbortController();
+      const running = leased.run(sink, stop.signal);
+      const end = async () => {
+        stop.abort();
+        await running;
+        redis.disconnect();
+      };
+      cleanup.push(end);
+      return { pipeline, published, source, redis, end };
+    }
+
+    const numbered = (readings: Reading[], n: number) => readings.filter((r) => r.data['n'] === n).map((r) => r.seq);
+
+    it('a holder stopped right after taking a reading in: its successor, given the reading again by the broker, numbers it, and the old holder hands it on nowhere once continued (soak finding 6)', async () => {
+      const id = randomUUID().slice(0, 8);
+      const prefix = `handover-${id}:`;
+      const clientId = `handover-hub-${id}`;
+      const admin = new Redis(REDIS_URL);
+      cleanup.push(async () => {
+        await deleteKeys(admin, prefix);
+        admin.disconnect();
+      });
+      await admin.set(`${prefix}fence`, '1');
+      const redisProxy = await freezableProxy(6379);
+      const mqttProxy = await freezableProxy(broker.port);
+      cleanup.push(
+        () => redisProxy.close(),
+        () => mqttProxy.close(),
+      );
+
+      // The holder (fencing token 1) reaches Redis and the broker through proxies that stand for its
+      // process: SIGSTOP arrives as it takes reading 2 in, before anything of it left the process.
+      let stopped = false;
+      const a = ingester({
+        prefix,
+        clientId,
+        lease: holding(1),
+        mqttUrl: `mqtt://127.0.0.1:${mqttProxy.port}`,
+        redisPort: redisProxy.port,
+        onOffer: (raw) => {
+          if ((JSON.parse(new TextDecoder().decode(raw.payload)) as { n: number }).n !== 2) return;
+          redisProxy.freeze();
+          mqttProxy.freeze();
+          stopped = true;
+        },
+      });
+      await eventually(() => a.source.connected, 5000, 'the holder to subscribe');
+      const dev = await device();
+      const topic = `tenants/t${id}/devices/d1/telemetry`;
+      await dev.publishAsync(topic, JSON.stringify({ msgId: `${id}-1`, n: 1 }), { qos: 1 });
+      await eventually(() => a.published.length === 1, 5000, "the holder's first reading");
+      await dev.publishAsync(topic, JSON.stringify({ msgId: `${id}-2`, n: 2 }), { qos: 1 });
+      await eventually(() => stopped, 5000, 'reading 2 taken in');
+
+      // The lease runs out while it is stopped; the successor (token 2) resumes the session, and
+      // the broker resends what the holder never acknowledged.
+      await admin.set(`${prefix}fence`, '2');
+      const b = ingester({ prefix, clientId, lease: holding(2) });
+      await eventually(
+        () => b.published.length + b.pipeline.stats().dropped.redelivered >= 1,
+        10_000,
+        'reading 2 at the successor',
+      );
+
+      // SIGCONT: what the old holder wrote meanwhile reaches Redis now.
+      redisProxy.thaw();
+      await a.pipeline.settled();
+      await a.end();
+
+      // Reading 2 has one seq, the successor's (after the holder's block of 10).
+      expect([...numbered(a.published, 2), ...numbered(b.published, 2)]).toEqual(numbered(b.published, 2));
+      expect(numbered(b.published, 2)).toHaveLength(1);
+      expect(numbered(b.published, 2)[0]).toBeGreaterThan(10);
+      expect(numbered(a.published, 1)).toEqual([1]);
+      expect(a.pipeline.stats().dropped.fenced).toBe(1);
+    });
+
+    it('a holder stopped after handing a reading on but before its acknowledgement left: the successor, given the reading again, recognises it and gives it no second seq', async () => {
+      const id = randomUUID().slice(0, 8);
+      const prefix = `handover-${id}:`;
+      const clientId = `handover-hub-${id}`;
+      const admin = new Redis(REDIS_URL);
+      cleanup.push(async () => {
+        await deleteKeys(admin, prefix);
+        admin.disconnect();
+      });
+      await admin.set(`${prefix}fence`, '1');
+      const mqttProxy = await freezableProxy(broker.port);
+      cleanup.push(() => mqttProxy.close());
+      // Only its way to the broker stands still: the reading reaches Redis and is handed on, and its
+      // PUBACK stays in the stopped process.
+      const a = ingester({
+        prefix,
+        clientId,
+        lease: holding(1),
+        mqttUrl: `mqtt://127.0.0.1:${mqttProxy.port}`,
+        onOffer: () => mqttProxy.freeze(),
+      });
+      await eventually(() => a.source.connected, 5000, 'the holder to subscribe');
+      const dev = await device();
+      await dev.publishAsync(`tenants/t${id}/devices/d1/telemetry`, JSON.stringify({ msgId: `${id}-1`, n: 1 }), {
+        qos: 1,
+      });
+      await eventually(() => a.published.length === 1, 5000, 'the holder to hand the reading on');
+
+      await admin.set(`${prefix}fence`, '2');
+      const b = ingester({ prefix, clientId, lease: holding(2) });
+      await eventually(() => b.pipeline.stats().dropped.redelivered === 1, 10_000, 'the successor to recognise it');
+      expect(b.published).toEqual([]);
+      expect(numbered(a.published, 1)).toEqual([1]);
+    });
+
+    it('a reading whose seq is refused after it was taken in (its holding ended meanwhile) is not acknowledged: the broker sends it again and the next holding numbers it', async () => {
+      const id = randomUUID().slice(0, 8);
+      const prefix = `handover-${id}:`;
+      const admin = new Redis(REDIS_URL);
+      cleanup.push(async () => {
+        await deleteKeys(admin, prefix);
+        admin.disconnect();
+      });
+      // A successor took the lease from under this holder while its clock still says it holds it:
+      // its first reading of the device waits for a seq block, which Redis refuses.
+      await admin.set(`${prefix}fence`, '2');
+      const lease = holding(1);
+      const a = ingester({ prefix, clientId: `handover-hub-${id}`, lease });
+      await eventually(() => a.source.connected, 5000, 'the holder to subscribe');
+      const dev = await device();
+      await dev.publishAsync(`tenants/t${id}/devices/d1/telemetry`, JSON.stringify({ msgId: `${id}-1`, n: 1 }), {
+        qos: 1,
+      });
+      await eventually(() => a.pipeline.stats().dropped.fenced >= 1, 5000, 'the reading to be refused its seq');
+      expect(a.published).toEqual([]);
+
+      // This instance holds the lease again (token 2): the broker resends the reading, which was
+      // never acknowledged, and it is numbered now instead of being taken for a copy.
+      lease.set(false);
+      lease.set(true);
+      expect(lease.fence).toBe(2);
+      await eventually(() => a.published.length === 1, 10_000, 'the reading sent again to be numbered');
+      expect(numbered(a.published, 1)).toEqual([1]);
+      expect(a.pipeline.stats().dropped.redelivered).toBe(0);
+    });
+  });
+}
