@@ -67,6 +67,8 @@ function fenced(sink: ReadingSink, lease: IngestLease, fence: number | undefined
       return sink.offer(raw);
     },
     ...(sink.refused ? { refused: sink.refused.bind(sink) } : {}),
+    // Without it a lease holder's broker connection would not wait for room in the history writer.
+    ...(sink.ready ? { ready: sink.ready.bind(sink) } : {}),
   };
 }
 

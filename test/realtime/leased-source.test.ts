@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ManualLease } from '../../src/realtime/ingest-lease.js';
 import { LeasedSource } from '../../src/realtime/leased-source.js';
 import { MemorySource } from '../../src/adapters/memory/memory-source.js';
-import type { ReadingSink } from '../../src/realtime/ingestion-source.js';
+import type { IngestionSource, ReadingSink } from '../../src/realtime/ingestion-source.js';
 import type { RawReading } from '../../src/wire/raw-reading.js';
 import { eventually } from '../support/app-harness.js';
 import { runIngestionSourceContract } from './ingestion-source.case.js';
@@ -38,6 +38,28 @@ runIngestionSourceContract('LeasedSource (lease held) over MemorySource', async 
 });
 
 describe('LeasedSource', () => {
+  it("hands the sink's room check to the source it wraps, so a holder's broker waits for a full history writer", async () => {
+    let given: ReadingSink | undefined;
+    const inner: IngestionSource = {
+      name: 'mqtt',
+      connected: true,
+      run: async (s, signal) => {
+        given = s;
+        await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+      },
+    };
+    const full = new Promise<void>(() => {});
+    const stop = new AbortController();
+    const run = new LeasedSource(inner, new ManualLease(true), log).run(
+      { offer: () => ({ accepted: true }), ready: () => full },
+      stop.signal,
+    );
+    await eventually(() => given !== undefined, 2000, 'the wrapped source to run');
+    expect(given!.ready?.()).toBe(full);
+    stop.abort();
+    await run;
+  });
+
   it('two instances on one shared source: only the lease holder reads it, and readings left by one reach the next', async () => {
     // One broker session both instances could take (MemorySource refuses a second reader at once).
     const shared = new MemorySource('mqtt');
