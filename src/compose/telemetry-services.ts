@@ -12,6 +12,7 @@ import type { SharedLastValues } from '../adapters/redis/shared-last-values.js';
 import { createClusterParts } from './cluster-wiring.js';
 import type { HistoryReader } from '../realtime/history-reader.js';
 import { MemoryHistory } from '../adapters/memory/memory-history.js';
+import { backplaneGapRecovery } from '../realtime/backplane-gap.js';
 import { CatchUp } from '../realtime/catch-up.js';
 import { DeviceRegistry } from '../realtime/device-registry.js';
 import { Hub } from '../realtime/hub.js';
@@ -134,6 +135,17 @@ export function createTelemetryServices(
       ? { head: (tenantId: string, deviceId: string) => registry.last(tenantId, deviceId)?.seq }
       : {}),
   });
+  // Readings other instances published while this one's backplane was down: its members catch up
+  // from the shared history once it is back.
+  if (cluster && history?.shared)
+    backplane?.onResubscribe(
+      backplaneGapRecovery(
+        hub,
+        catchUp,
+        (tenantId, deviceId) => registry.last(tenantId, deviceId)?.seq,
+        categoryLogger(log, config, 'Hub'),
+      ),
+    );
   const hubSource = otel.source(Sources.hub);
   const hubTelemetry = hubSource ? new HubTelemetry(hubSource, { hub, clock }) : undefined;
   const toHub = hub.publishReading.bind(hub);

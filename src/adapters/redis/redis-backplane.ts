@@ -53,6 +53,9 @@ export class RedisBackplane implements Backplane, HostedService {
   readonly #errors = new Map<BackplaneError, number>(BACKPLANE_ERRORS.map((e) => [e, 0]));
   /** Redis acknowledged the channel subscription on the subscriber's current connection. */
   #subscribed = false;
+  /** The subscription was lost and is not back yet: envelopes published meanwhile never came. */
+  #lost = false;
+  readonly #onResubscribe: ((groups: readonly string[]) => () => void)[] = [];
   #subscribing: Promise<void> | undefined;
   #closing = false;
 
@@ -85,10 +88,22 @@ export class RedisBackplane implements Backplane, HostedService {
     // repeated after ioredis' own resubscribe is harmless.
     this.#sub.on('ready', () => this.#subscribe());
     this.#sub.on('close', () => {
-      if (this.#subscribed && !this.#closing)
+      if (this.#subscribed && !this.#closing) {
         this.#log.warn({ channel: this.#channel }, 'redis backplane unsubscribed: connection lost');
+        this.#lost = true;
+      }
       this.#subscribed = false;
     });
+  }
+
+  /**
+   * For a subscription that was lost (the connection dropped, Redis restarted): what other
+   * instances published to the watched groups until it is back never arrives. `handler` is called
+   * as it is being restored, with those groups, before any envelope of the new subscription can
+   * arrive; the function it returns, once it is restored (from then on every envelope arrives).
+   */
+  onResubscribe(handler: (groups: readonly string[]) => () => void): void {
+    this.#onResubscribe.push(handler);
   }
 
   /**
@@ -192,11 +207,16 @@ export class RedisBackplane implements Backplane, HostedService {
   }
 
   #subscribe(): void {
-    const groups = [...this.#watched].map((group) => this.#groupPrefix + group);
+    const watched = [...this.#watched];
+    const groups = watched.map((group) => this.#groupPrefix + group);
+    const restored = this.#lost ? this.#onResubscribe.map((handler) => handler(watched)) : [];
     this.#subscribing = this.#sub.subscribe(this.#channel, ...groups).then(
       () => {
         this.#subscribed = this.#sub.status === 'ready';
         this.#log.info({ channel: this.#channel }, 'redis backplane subscribed');
+        if (!this.#subscribed || !this.#lost) return;
+        this.#lost = false;
+        for (const done of restored) done();
       },
       (err: Error) => this.#fault('subscribe', err, 'redis backplane subscribe failed'),
     );
