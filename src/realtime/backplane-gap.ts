@@ -18,15 +18,14 @@ export function backplaneGapRecovery(
   log: { warn(obj: object, msg: string): void },
 ): (groups: readonly string[]) => () => void {
   return (groups) => {
-    const from = new Map<string, number>();
+    const from: { group: string; tenantId: string; deviceId: string; since: number }[] = [];
     for (const group of groups) {
       const device = parseDeviceGroup(group);
-      const seq = device === null ? undefined : lastSeq(device.tenantId, device.deviceId);
-      if (seq !== undefined) from.set(group, seq);
+      const since = device === null ? undefined : lastSeq(device.tenantId, device.deviceId);
+      if (since !== undefined) from.push({ group, ...device!, since });
     }
     return () => {
-      for (const [group, since] of from) {
-        const { tenantId, deviceId } = parseDeviceGroup(group)!;
+      for (const { group, tenantId, deviceId, since } of from) {
         for (const { connectionId } of hub.membersOf(group))
           catchUp.start({ connectionId, tenantId, deviceId, since }, ({ truncated }) => {
             if (truncated)

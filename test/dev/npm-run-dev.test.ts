@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ResourceStatus } from '../../src/dev/resource.js';
 import { findBinary } from '../../src/dev/dev-plan.js';
-import { userToken } from '../support/app-harness.js';
+import { eventually, userToken } from '../support/app-harness.js';
 
 const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 const rabbitmqInstalled =
@@ -101,11 +101,15 @@ describe('npm run dev (the built orchestrator as a real process)', () => {
     expect((await fetch(gateway)).status).toBe(200);
     const token = await userToken('demo');
     let devices: string[] = [];
-    while (devices.length < 3 && Date.now() < deadline) {
-      const res = await fetch(`${gateway}v1/devices`, { headers: { authorization: `Bearer ${token}` } });
-      devices = ((await res.json()) as { items: { deviceId: string }[] }).items.map((i) => i.deviceId);
-      if (devices.length < 3) await new Promise((r) => setTimeout(r, 200));
-    }
+    await eventually(
+      async () => {
+        const res = await fetch(`${gateway}v1/devices`, { headers: { authorization: `Bearer ${token}` } });
+        devices = ((await res.json()) as { items: { deviceId: string }[] }).items.map((i) => i.deviceId);
+        return devices.length >= 3;
+      },
+      Math.max(0, deadline - Date.now()),
+      "the simulator's three devices through the gateway",
+    );
     expect(devices).toEqual(['sim-001', 'sim-002', 'sim-003']);
 
     // Issue 27 item 8: the page shows the traces the processes exported: an order placed through

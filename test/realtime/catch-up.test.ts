@@ -8,6 +8,7 @@ import { HubOutboundMessage } from '../../src/wire/outbound-message.js';
 import type { OutboundMessage } from '../../src/wire/message.js';
 import type { Reading } from '../../src/wire/reading.js';
 import type { Backplane } from '../../src/realtime/backplane.js';
+import { eventually } from '../support/app-harness.js';
 
 const reading = (seq: number, deviceId = 'dev-1'): Reading => ({
   tenantId: 'demo',
@@ -218,23 +219,17 @@ describe('CatchUp', () => {
         );
       return { hub, history, seen, start, asked: () => asked };
     }
-    const until = async (done: () => boolean) => {
-      for (let turns = 0; !done(); turns++) {
-        if (turns > 1000) throw new Error('never happened');
-        await new Promise((resolve) => setTimeout(resolve, 5));
-      }
-    };
 
     it("replays the readings up to the cluster's newest once the history holds them", async () => {
       const { history, seen, start, asked } = cluster({ head: 3 });
       history.record(reading(1));
       start();
       // Accepted and published elsewhere before this connection joined; committed only now.
-      await until(() => asked() >= 2);
+      await eventually(() => asked() >= 2, 2000, 'the history asked again');
       expect(seen).toEqual([]);
       history.record(reading(2));
       history.record(reading(3));
-      await until(() => seen.length > 0);
+      await eventually(() => seen.length > 0, 2000, 'the answer');
       expect(seen).toEqual(['ack:3:false', 1, 2, 3]);
     });
 
@@ -245,10 +240,10 @@ describe('CatchUp', () => {
       // Live 3 is held while the history is read: the history answers 1 (the head it knew), but 3
       // says 2 was accepted before it.
       hub.publishReading(reading(3));
-      await until(() => asked() >= 2);
+      await eventually(() => asked() >= 2, 2000, 'the history asked again');
       expect(seen).toEqual([]);
       history.record(reading(2));
-      await until(() => seen.includes(3));
+      await eventually(() => seen.includes(3), 2000, 'the live reading');
       expect(seen).toEqual(['ack:2:false', 1, 2, 3]);
     });
 
@@ -263,7 +258,7 @@ describe('CatchUp', () => {
       expect(asked()).toBe(0);
       history.record(reading(2));
       watched();
-      await until(() => seen.length > 0);
+      await eventually(() => seen.length > 0, 2000, 'the answer');
       hub.publishReading(reading(3));
       expect(seen).toEqual(['ack:2:false', 1, 2, 3]);
     });
@@ -272,7 +267,7 @@ describe('CatchUp', () => {
       const { history, seen, start } = cluster({ head: 5, commitWaitMs: 60 });
       history.record(reading(1));
       start();
-      await until(() => seen.length > 0);
+      await eventually(() => seen.length > 0, 2000, 'the answer');
       expect(seen).toEqual(['ack:1:false', 1]);
     });
   });

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
+import { eventually } from './app-harness.js';
 import { freePort, privateRedisArgs, privateServer, requireCommand, type PrivateServer } from './private-server.js';
 
 /**
@@ -90,7 +91,9 @@ async function startCluster(): Promise<PrivateRedisCluster> {
       '1',
       '--cluster-yes',
     ]);
-    await Promise.all(nodes.map((n) => until(() => clusterOk(n.port), 20_000, `node ${n.port} to join the cluster`)));
+    await Promise.all(
+      nodes.map((n) => waitUntil(() => clusterOk(n.port), 20_000, `node ${n.port} to join the cluster`)),
+    );
   } catch (err) {
     await Promise.all(nodes.map((n) => n.stop()));
     rmSync(dir, { recursive: true, force: true });
@@ -106,7 +109,7 @@ async function startCluster(): Promise<PrivateRedisCluster> {
       const master = await ask(seed.port, async (r) => ownerOf(await r.cluster('SLOTS'), slot));
       alive.delete(master);
       await byPort.get(master)!.stop();
-      await until(
+      await waitUntil(
         async () => {
           const survivor = nodes.find((n) => alive.has(n.port))!;
           const owner = await ask(survivor.port, async (r) => ownerOf(await r.cluster('SLOTS'), slot));
@@ -129,7 +132,7 @@ async function startCluster(): Promise<PrivateRedisCluster> {
       await ask(from, (r) => r.cluster('SETSLOT', slot, 'MIGRATING', toId));
       await ask(to, (r) => r.cluster('SETSLOT', slot, 'NODE', toId));
       await ask(from, (r) => r.cluster('SETSLOT', slot, 'NODE', toId));
-      await until(
+      await waitUntil(
         async () => {
           for (const port of alive) {
             if ((await ask(port, async (r) => ownerOf(await r.cluster('SLOTS'), slot))) !== to) return false;
@@ -178,14 +181,6 @@ async function ask<T>(port: number, query: (redis: Redis) => Promise<T>): Promis
   }
 }
 
-async function until(check: () => Promise<boolean>, ms: number, what: string): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check().catch(() => false))) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 function run(command: string, args: string[]): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { stdio: ['ignore', 'ignore', 'pipe'] });
@@ -196,4 +191,9 @@ function run(command: string, args: string[]): Promise<void> {
       code === 0 ? resolve() : reject(new Error(`${command} ${args.join(' ')} exited ${code}: ${stderr}`)),
     );
   });
+}
+
+/** Polls `check` until it holds; a check that throws (a node not up yet) counts as not yet. */
+function waitUntil(check: () => Promise<boolean>, ms: number, what: string): Promise<void> {
+  return eventually(() => check().catch(() => false), ms, what);
 }
