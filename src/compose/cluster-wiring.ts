@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { RedisBackplane } from '../adapters/redis/redis-backplane.js';
 import { RedisConnection } from '../adapters/redis/redis-connection.js';
 import { hubKeyPrefix } from '../adapters/redis/hub-key-prefix.js';
-import { ingestFenceKey, RedisIngestLease } from '../adapters/redis/redis-ingest-lease.js';
+import { ingestFenceKey, publishedSeqsKey, RedisIngestLease } from '../adapters/redis/redis-ingest-lease.js';
 import { RedisPeerConnections } from '../adapters/redis/redis-peer-connections.js';
 import { RedisSeqAllocator } from '../adapters/redis/redis-seq-allocator.js';
 import { RedisRedeliveryWindow } from '../adapters/redis/redis-redelivery-window.js';
@@ -76,6 +76,7 @@ export function createClusterParts(
       redis: state.client,
       keyPrefix: `${keyPrefix}redelivery:`,
       fenceKey,
+      publishedKey: publishedSeqsKey(config.hub.name, config.redisCluster),
       windowMs: Math.max(config.redelivery.windowMs, 1000),
       clock,
       log: clusterLog,

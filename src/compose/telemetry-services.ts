@@ -172,7 +172,10 @@ export function createTelemetryServices(
     ...(history?.room ? { room: history.room.bind(history) } : {}),
     // A partition's new owner asks what its predecessor accepted before numbering a reading again.
     ...(cluster
-      ? { recall: (tenantId: string, deviceId: string) => cluster.lastValues.refresh(deviceGroup(tenantId, deviceId)) }
+      ? {
+          recall: (tenantId: string, deviceId: string) => cluster.lastValues.refresh(deviceGroup(tenantId, deviceId)),
+          holds: (fence: number) => cluster.lease.fence === fence,
+        }
       : {}),
   });
 

@@ -175,6 +175,8 @@ export async function planResources(o: DevOptions, env: DevEnvironment): Promise
       type: 'message broker',
       command: b['rabbitmq-server'],
       args: [],
+      // Erlang writes its crash dumps into the working directory: the node's own, not the project.
+      cwd: dir,
       env: {
         ERL_EPMD_PORT: String(epmdPort),
         RABBITMQ_NODENAME: `dev-${amqpPort}@localhost`,

@@ -10,6 +10,7 @@ import type { SeqAllocator } from './seq-allocator.js';
 import { SeqRefused } from '../wire/seq-refused.js';
 import { readingOf } from '../wire/validate-reading.js';
 import { readingIdentity } from '../wire/reading-identity.js';
+import { deviceGroup } from '../wire/reading.js';
 import type { RedeliveryWindow } from './redelivery-window.js';
 import type { WarnLogger } from './warn-logger.js';
 
@@ -53,6 +54,13 @@ export interface ReadingPipelineOptions {
    * copy the previous owner accepted is dropped as `duplicate`. Must not reject. Default: none.
    */
   recall?(tenantId: string, deviceId: string): Promise<void>;
+  /**
+   * Whether the ingest lease holding `fence` (`RawReading.fence`) still lasts, read when a reading
+   * that waited for its seq or its identity is handed on. One whose holding lapsed meanwhile (the
+   * process was stopped while Redis answered) is dropped as `fenced`, stored and delivered nowhere:
+   * its successor, given it again by the broker, numbers it for the whole cluster. Default: lasts.
+   */
+  holds?(fence: number): boolean;
 }
 
 /** What a redelivered reading's seq promise resolves to: no seq, dropped. */
@@ -110,6 +118,7 @@ export class ReadingPipeline implements ReadingSink {
   readonly #room: ((reserved: number) => Promise<void> | undefined) | undefined;
   readonly #redelivery: RedeliveryWindow | undefined;
   readonly #recall: ((tenantId: string, deviceId: string) => Promise<void>) | undefined;
+  readonly #holds: ((fence: number) => boolean) | undefined;
   #accepted = 0;
   readonly #dropped = emptyDropCounts();
   /** Drops are warned about per reason: a flood of one reason cannot hide another. */
@@ -128,6 +137,7 @@ export class ReadingPipeline implements ReadingSink {
     this.#room = options.room?.bind(options);
     this.#redelivery = options.redelivery;
     this.#recall = options.recall?.bind(options);
+    this.#holds = options.holds?.bind(options);
     this.#throttle = new DeviceThrottle<Reading, DeviceListItem>({
       maxPerSecond: options.maxPerSecond,
       clock: options.clock,
@@ -200,10 +210,11 @@ export class ReadingPipeline implements ReadingSink {
         const fence = raw.fence;
         if (identity !== undefined && fence !== undefined && window!.confirm !== undefined) {
           const id = identity;
+          const group = deviceGroup(reading.tenantId, reading.deviceId);
           seq =
             typeof seq === 'number'
-              ? this.#confirmed(seq, id, fence)
-              : seq.then((n) => (n === REDELIVERED ? n : this.#confirmed(n, id, fence)));
+              ? this.#confirmed(seq, id, fence, group)
+              : seq.then((n) => (n === REDELIVERED ? n : this.#confirmed(n, id, fence, group)));
         }
       }
     } catch (err) {
@@ -239,17 +250,17 @@ export class ReadingPipeline implements ReadingSink {
   }
 
   /** `seq` once the window remembered the reading for the cluster; REDELIVERED when it knew it. */
-  #confirmed(seq: number, identity: string, fence: number): number | Promise<number> {
-    const asked = this.#redelivery!.confirm!(identity, fence);
+  #confirmed(seq: number, identity: string, fence: number, group: string): number | Promise<number> {
+    const asked = this.#redelivery!.confirm!(identity, fence, seq, group);
     return asked === undefined ? seq : asked.then((again) => (again ? REDELIVERED : seq));
   }
 
   /** Hands on the readings at the head of the queue whose seq is known. */
   #release(): void {
     while (this.#pending.length > 0 && this.#pending[0]!.seq !== undefined) {
-      const { raw, reading, seq, identity, settle } = this.#pending.shift() as Pending & {
-        seq: NonNullable<Pending['seq']>;
-      };
+      const { raw, reading, identity, settle } = this.#pending[0]!;
+      let seq = this.#pending.shift()!.seq!;
+      if (typeof seq === 'number' && raw.fence !== undefined && this.#holds?.(raw.fence) === false) seq = 'fenced';
       if (seq === 'fenced' || seq === 'redelivered') {
         // A fenced reading was not taken: the broker's next delivery of it must count as new.
         if (seq === 'fenced' && identity !== undefined) this.#redelivery!.forget(identity);

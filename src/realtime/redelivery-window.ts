@@ -17,12 +17,14 @@ export interface RedeliveryWindow {
   seen(identity: string, redelivered: boolean, fence: number | undefined): boolean | Promise<boolean>;
   /**
    * For a reading of an ingest lease holding (`fence`) whose `seq` is settled: remembers `identity`
-   * for the cluster under that holding, before the reading is handed on or acknowledged. Resolves
-   * true when the cluster knew it already (`redelivered`), false once remembered; rejects with
-   * `SeqRefused` when the holding is over (`fenced`: a successor numbers it). Undefined: this
-   * window keeps nothing beyond this process (`seen` decided).
+   * and `seq` for the cluster under that holding, before the reading is handed on or acknowledged.
+   * Resolves true when the cluster knew it already and its reading reached the cluster
+   * (`redelivered`): an earlier holding's reading counts only once that holding published its
+   * device group (`group`) at its seq or later. False once remembered; rejects with `SeqRefused`
+   * when the holding is over (`fenced`: a successor numbers it). Undefined: this window keeps
+   * nothing beyond this process (`seen` decided).
    */
-  confirm?(identity: string, fence: number): Promise<boolean> | undefined;
+  confirm?(identity: string, fence: number, seq: number, group: string): Promise<boolean> | undefined;
   /** Takes back what `seen` remembered of a reading that was dropped after all (`fenced`). */
   forget(identity: string): void;
 }

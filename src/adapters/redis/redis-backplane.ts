@@ -7,18 +7,29 @@ import type { BackplaneEnvelope } from '../../wire/backplane-codec.js';
 import { decodeBackplaneWire, encodeBackplaneWire, type BackplaneWire } from '../../wire/backplane-codec.js';
 import { anyRedisClient, type RedisClient } from './redis-connection.js';
 import { hubKeyPrefix } from './hub-key-prefix.js';
-import { ingestFenceKey } from './redis-ingest-lease.js';
+import { ingestFenceKey, publishedSeqsKey } from './redis-ingest-lease.js';
 import { publishOn, ShardSubscriber, subscriberFor, type Subscriber } from './shard-subscriber.js';
 
 /**
  * PUBLISH (SPUBLISH on a cluster, where the channel shares the fence key's slot) while KEYS[1]
- * still holds the fencing token ARGV[1]; -1 (nothing sent) when it moved on.
+ * still holds the fencing token ARGV[1]; -1 (nothing sent) when it moved on. A reading's group
+ * (ARGV[4], '' for other envelopes) gets its seq (ARGV[5]) in KEYS[2] in the same step, so "seq
+ * published" holds exactly when the cluster was sent it.
  */
 const fencedPublish = (command: 'PUBLISH' | 'SPUBLISH') => `if redis.call('GET', KEYS[1]) ~= ARGV[1] then return -1 end
+if ARGV[4] ~= '' then redis.call('HSET', KEYS[2], ARGV[4], ARGV[5]) end
 return redis.call('${command}', ARGV[2], ARGV[3])`;
 
 type WithFencedPublish = RedisClient & {
-  fencedPublish(fenceKey: string, fence: string, channel: string, text: string): Promise<number>;
+  fencedPublish(
+    fenceKey: string,
+    publishedKey: string,
+    fence: string,
+    channel: string,
+    text: string,
+    group: string,
+    seq: string,
+  ): Promise<number>;
 };
 
 /**
@@ -61,6 +72,7 @@ export class RedisBackplane implements Backplane, HostedService {
 
   /** The ingest lease's fencing token: fenced envelopes are published only while it is theirs. */
   readonly #fenceKey: string;
+  readonly #publishedKey: string;
 
   /**
    * `cluster`: `url` names a node of a Redis Cluster; the hub's channels then share its slot (a
@@ -70,12 +82,13 @@ export class RedisBackplane implements Backplane, HostedService {
     const cluster = options.cluster ?? false;
     const prefix = hubKeyPrefix(options.hubName, cluster);
     this.#fenceKey = ingestFenceKey(options.hubName, cluster);
+    this.#publishedKey = publishedSeqsKey(options.hubName, cluster);
     this.#channel = `${prefix}backplane`;
     this.#groupPrefix = `${prefix}group:`;
     this.#pub = anyRedisClient(options.url, cluster);
     this.#sub = subscriberFor(this.#pub, options.url, this.#channel);
     this.#pub.defineCommand('fencedPublish', {
-      numberOfKeys: 1,
+      numberOfKeys: 2,
       lua: fencedPublish(cluster ? 'SPUBLISH' : 'PUBLISH'),
     });
     this.#log = options.log;
@@ -141,14 +154,29 @@ export class RedisBackplane implements Backplane, HostedService {
     const channel = envelope.kind === 'group' ? this.#groupPrefix + envelope.group : this.#channel;
     const text = encodeBackplaneWire({ node: this.#node, envelope });
     const sent =
-      fence === undefined
-        ? publishOn(this.#pub, channel, text)
-        : (this.#pub as WithFencedPublish).fencedPublish(this.#fenceKey, String(fence), channel, text);
+      fence === undefined ? publishOn(this.#pub, channel, text) : this.#fencedPublish(envelope, fence, channel, text);
     sent.then(
       (n) => {
         if (n === -1) this.#faults.warn({ fence }, 'reading not published: its ingest lease holding is over (fenced)');
       },
       (err: Error) => this.#fault('publish', err, 'backplane publish failed'),
+    );
+  }
+
+  #fencedPublish(envelope: BackplaneEnvelope, fence: number, channel: string, text: string): Promise<number> {
+    const seq =
+      envelope.kind === 'group' && envelope.message.kind === 'reading'
+        ? (envelope.message.data as { seq?: unknown } | null)?.seq
+        : undefined;
+    const reading = typeof seq === 'number';
+    return (this.#pub as WithFencedPublish).fencedPublish(
+      this.#fenceKey,
+      this.#publishedKey,
+      String(fence),
+      channel,
+      text,
+      reading ? (envelope as { group: string }).group : '',
+      reading ? String(seq) : '',
     );
   }
 

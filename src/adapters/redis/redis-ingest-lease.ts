@@ -36,6 +36,14 @@ export function ingestFenceKey(hubName: string, cluster = false): string {
   return `${hubKeyPrefix(hubName, cluster)}ingest-lease:fence`;
 }
 
+/**
+ * Each device group's newest seq a lease holder published, written by the fenced publish itself:
+ * the redelivery window tells from it whether an earlier holding's reading reached the cluster.
+ */
+export function publishedSeqsKey(hubName: string, cluster = false): string {
+  return `${hubKeyPrefix(hubName, cluster)}published-seqs`;
+}
+
 export interface RedisIngestLeaseOptions {
   redis: RedisClient;
   /** One key per cluster (per hub name). */

@@ -26,18 +26,30 @@ return 0`;
 
 /**
  * For the readings of one ingest lease holding (fencing token ARGV[1]; FENCED when KEYS[3] moved
- * on): per identity (ARGV[3…]) 1 when the current or previous bucket holds it, else 0 and
- * remembered in the current bucket. KEYS: current bucket, previous bucket, fence.
+ * on), per reading (ARGV[3…] in threes: identity, device group, seq): 1 when the current or
+ * previous bucket holds the identity and its reading reached the cluster, else 0 and the identity
+ * remembered in the current bucket as `holding:seq`. An identity an earlier holding remembered
+ * reached the cluster when that holding published the group's seq or a later one (KEYS[4], written
+ * by the fenced publish): a holder stopped between this call and its publish hands the reading on
+ * nowhere, and its successor must number it. Values other than `holding:seq` (unfenced readings)
+ * count as reached. KEYS: current bucket, previous bucket, fence, published seqs.
  */
 const CONFIRM = `if redis.call('GET', KEYS[3]) ~= ARGV[1] then return redis.error_reply('FENCED') end
 local known = {}
-for i = 3, #ARGV do
-  if redis.call('HEXISTS', KEYS[1], ARGV[i]) == 1 or redis.call('HEXISTS', KEYS[2], ARGV[i]) == 1 then
-    known[i - 2] = 1
-  else
-    redis.call('HSET', KEYS[1], ARGV[i], 1)
-    known[i - 2] = 0
+for i = 3, #ARGV, 3 do
+  local seen = redis.call('HGET', KEYS[1], ARGV[i]) or redis.call('HGET', KEYS[2], ARGV[i])
+  local reached = 0
+  if seen then
+    local holding, seq = string.match(seen, '^(%d+):(%d+)$')
+    if holding == nil or holding == ARGV[1] then
+      reached = 1
+    else
+      local published = redis.call('HGET', KEYS[4], ARGV[i + 1])
+      if published and tonumber(published) >= tonumber(seq) then reached = 1 end
+    end
   end
+  if reached == 0 then redis.call('HSET', KEYS[1], ARGV[i], ARGV[1] .. ':' .. ARGV[i + 2]) end
+  known[#known + 1] = reached
 end
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return known`;
@@ -45,7 +57,8 @@ return known`;
 /** The identities of one holding waiting for this turn's CONFIRM, and its answer. */
 interface ConfirmBatch {
   readonly fence: number;
-  readonly identities: string[];
+  /** Identity, device group, seq: three arguments per reading. */
+  readonly readings: string[];
   readonly answer: Promise<number[]>;
   resolve(known: number[]): void;
   reject(err: Error): void;
@@ -56,9 +69,10 @@ type WithWindowCommands = RedisClient & {
     bucket: string,
     previous: string,
     fenceKey: string,
+    publishedKey: string,
     fence: string,
     ttlMs: string,
-    ...identities: string[]
+    ...readings: string[]
   ): Promise<number[]>;
   rememberIdentities(
     bucket: string,
@@ -82,6 +96,8 @@ export interface RedisRedeliveryWindowOptions {
   /** Buckets are `{keyPrefix}{n}`, one per window length of wall time. */
   keyPrefix: string;
   fenceKey: string;
+  /** Each device group's newest seq the lease holders published (`publishedSeqsKey`). */
+  publishedKey: string;
   windowMs: number;
   clock: Clock;
   log: Logger;
@@ -99,7 +115,9 @@ export interface RedisRedeliveryWindowOptions {
  * reading), before the pipeline hands it on and the source acknowledges it (`confirm`): DUP or
  * not, redelivered by the broker or republished by the device, the successor recognises what its
  * predecessor handed on, and a predecessor that stalled before its CONFIRM is refused and hands
- * nothing on. Other readings (no lease: a device on this instance's embedded broker) are checked
+ * nothing on. One that stalled while its CONFIRM was answered hands nothing on either (the
+ * pipeline drops a reading whose holding lapsed meanwhile), and its successor, finding the identity
+ * under the earlier holding with a seq the cluster was never published, numbers the reading. Other readings (no lease: a device on this instance's embedded broker) are checked
  * in memory, asked about in Redis when the transport marks them as possibly delivered before
  * (MQTT's DUP flag), and remembered in one batch per turn. Redis errors count as "not seen"
  * (logged, throttled).
@@ -121,7 +139,7 @@ export class RedisRedeliveryWindow implements RedeliveryWindow {
     const { redis } = options;
     if (!('rememberIdentities' in redis)) redis.defineCommand('rememberIdentities', { numberOfKeys: 2, lua: REMEMBER });
     if (!('checkIdentity' in redis)) redis.defineCommand('checkIdentity', { numberOfKeys: 3, lua: CHECK });
-    if (!('confirmIdentities' in redis)) redis.defineCommand('confirmIdentities', { numberOfKeys: 3, lua: CONFIRM });
+    if (!('confirmIdentities' in redis)) redis.defineCommand('confirmIdentities', { numberOfKeys: 4, lua: CONFIRM });
     this.#redis = redis as WithWindowCommands;
     this.#local = new RecentIdentities({
       windowMs: options.windowMs,
@@ -158,14 +176,14 @@ export class RedisRedeliveryWindow implements RedeliveryWindow {
    * recognises it whether the holder stalled before or after. A holder that stalled first is
    * refused here (`SeqRefused`) and hands nothing on: the successor numbers the reading alone.
    */
-  confirm(identity: string, fence: number): Promise<boolean> {
+  confirm(identity: string, fence: number, seq: number, group: string): Promise<boolean> {
     let batch = this.#confirming;
     if (batch === undefined || batch.fence !== fence) {
       if (batch !== undefined) this.#sendConfirm();
       batch = this.#confirming = newConfirmBatch(fence);
       setImmediate(() => this.#sendConfirm());
     }
-    const at = batch.identities.push(identity) - 1;
+    const at = batch.readings.push(identity, group, String(seq)) / 3 - 1;
     return batch.answer.then((known) => known[at] === 1);
   }
 
@@ -184,9 +202,10 @@ export class RedisRedeliveryWindow implements RedeliveryWindow {
         this.#key(bucket),
         this.#key(bucket - 1),
         this.#o.fenceKey,
+        this.#o.publishedKey,
         String(fence),
         this.#ttl(),
-        ...batch.identities,
+        ...batch.readings,
       )
       .then(batch.resolve, (err: Error) => {
         if (err.message.includes('FENCED')) return batch.reject(new SeqRefused(fence));
@@ -231,5 +250,5 @@ function newConfirmBatch(fence: number): ConfirmBatch {
     resolve = res;
     reject = rej;
   });
-  return { fence, identities: [], answer, resolve, reject };
+  return { fence, readings: [], answer, resolve, reject };
 }

@@ -4,6 +4,9 @@ import mqtt, { type MqttClient } from 'mqtt';
 import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { MqttSource } from '../../../src/adapters/mqtt/mqtt-source.js';
+import { RedisBackplane } from '../../../src/adapters/redis/redis-backplane.js';
+import { hubKeyPrefix } from '../../../src/adapters/redis/hub-key-prefix.js';
+import { ingestFenceKey, publishedSeqsKey } from '../../../src/adapters/redis/redis-ingest-lease.js';
 import { RedisRedeliveryWindow } from '../../../src/adapters/redis/redis-redelivery-window.js';
 import { RedisSeqAllocator } from '../../../src/adapters/redis/redis-seq-allocator.js';
 import { systemClock } from '../../../src/host/clock.js';
@@ -13,7 +16,7 @@ import { ManualLease } from '../../../src/realtime/ingest-lease.js';
 import { LeasedSource } from '../../../src/realtime/leased-source.js';
 import { ReadingPipeline } from '../../../src/realtime/reading-pipeline.js';
 import type { RawReading } from '../../../src/wire/raw-reading.js';
-import type { Reading } from '../../../src/wire/reading.js';
+import { deviceGroup, toWireReading, type Reading } from '../../../src/wire/reading.js';
 import { eventually } from '../../support/app-harness.js';
 import { freezableProxy } from '../../support/freezable-proxy.js';
 import { privateMosquitto, requireCommand, type PrivateServer } from '../../support/private-server.js';
@@ -52,25 +55,34 @@ if (requireCommand('mosquitto', 'a private broker to resend to') && (await redis
       return client;
     }
 
+    /** A cluster's names in Redis, of its own hub name. */
+    function clusterNamed(id: string) {
+      const hubName = `handover-${id}`;
+      return { hubName, prefix: hubKeyPrefix(hubName, false), fenceKey: ingestFenceKey(hubName) };
+    }
+
     /**
-     * One ingester of a cluster sharing `prefix` in Redis: the MQTT session `clientId` through
-     * `mqttUrl`, seq blocks and the redelivery window over its own Redis connection (`redisPort`).
+     * One ingester of the cluster `hubName`: the MQTT session `clientId` through `mqttUrl`, seq
+     * blocks, the redelivery window and the backplane's fenced publish over its own Redis
+     * connections (`redisPort`). `published`: what it handed on, whether the cluster took it or not.
      */
-    function ingester(options: {
-      prefix: string;
+    async function ingester(options: {
+      cluster: ReturnType<typeof clusterNamed>;
       clientId: string;
       lease: ManualLease;
       mqttUrl?: string;
       redisPort?: number;
       /** Sees each reading just before the pipeline does. */
       onOffer?: (raw: RawReading) => void;
+      /** Whether its holding still lasts by its own clock; default: while the lease says so. */
+      holds?: (fence: number) => boolean;
     }) {
-      const redis = new Redis(options.redisPort ? `redis://127.0.0.1:${options.redisPort}` : REDIS_URL, {
-        enableAutoPipelining: true,
-        maxRetriesPerRequest: 1,
-      });
+      const redisUrl = options.redisPort ? `redis://127.0.0.1:${options.redisPort}` : REDIS_URL;
+      const redis = new Redis(redisUrl, { enableAutoPipelining: true, maxRetriesPerRequest: 1 });
       redis.on('error', () => undefined);
-      const fenceKey = `${options.prefix}fence`;
+      const { hubName, prefix, fenceKey } = options.cluster;
+      const backplane = new RedisBackplane({ url: redisUrl, hubName, log: silent });
+      await backplane.start();
       const published: Reading[] = [];
       const pipeline = new ReadingPipeline({
         registry: new DeviceRegistry({}),
@@ -79,14 +91,28 @@ if (requireCommand('mosquitto', 'a private broker to resend to') && (await redis
         logger: silent,
         redelivery: new RedisRedeliveryWindow({
           redis,
-          keyPrefix: `${options.prefix}redelivery:`,
+          keyPrefix: `${prefix}redelivery:`,
           fenceKey,
+          publishedKey: publishedSeqsKey(hubName),
           windowMs: 60_000,
           clock: systemClock,
           log: silent,
         }),
-        seq: new RedisSeqAllocator(redis, { keyPrefix: `${options.prefix}seq:`, fenceKey, blockSize: 10 }),
-        publish: (reading) => published.push(reading),
+        seq: new RedisSeqAllocator(redis, { keyPrefix: `${prefix}seq:`, fenceKey, blockSize: 10 }),
+        holds: options.holds ?? ((fence) => options.lease.fence === fence),
+        publish: (reading) => {
+          published.push(reading);
+          const group = deviceGroup(reading.tenantId, reading.deviceId);
+          const data = toWireReading(reading);
+          const message = {
+            source: { kind: 'group' as const, group },
+            dataType: 'json' as const,
+            data,
+            conflationKey: group,
+            kind: 'reading' as const,
+          };
+          backplane.publish({ kind: 'group', group, message }, reading.fence);
+        },
       });
       const sink: ReadingSink = {
         offer: (raw) => {
@@ -109,6 +135,7 @@ if (requireCommand('mosquitto', 'a private broker to resend to') && (await redis
       const end = async () => {
         stop.abort();
         await running;
+        await backplane.close();
         redis.disconnect();
       };
       cleanup.push(end);
@@ -119,14 +146,14 @@ if (requireCommand('mosquitto', 'a private broker to resend to') && (await redis
 
     it('a holder stopped right after taking a reading in: its successor, given the reading again by the broker, numbers it, and the old holder hands it on nowhere once continued (soak finding 6)', async () => {
       const id = randomUUID().slice(0, 8);
-      const prefix = `handover-${id}:`;
+      const names = clusterNamed(id);
       const clientId = `handover-hub-${id}`;
       const admin = new Redis(REDIS_URL);
       cleanup.push(async () => {
-        await deleteKeys(admin, prefix);
+        await deleteKeys(admin, names.prefix);
         admin.disconnect();
       });
-      await admin.set(`${prefix}fence`, '1');
+      await admin.set(names.fenceKey, '1');
       const redisProxy = await freezableProxy(6379);
       const mqttProxy = await freezableProxy(broker.port);
       cleanup.push(
@@ -137,8 +164,8 @@ if (requireCommand('mosquitto', 'a private broker to resend to') && (await redis
       // The holder (fencing token 1) reaches Redis and the broker through proxies that stand for its
       // process: SIGSTOP arrives as it takes reading 2 in, before anything of it left the process.
       let stopped = false;
-      const a = ingester({
-        prefix,
+      const a = await ingester({
+        cluster: names,
         clientId,
         lease: holding(1),
         mqttUrl: `mqtt://127.0.0.1:${mqttProxy.port}`,
@@ -160,8 +187,8 @@ if (requireCommand('mosquitto', 'a private broker to resend to') && (await redis
 
       // The lease runs out while it is stopped; the successor (token 2) resumes the session, and
       // the broker resends what the holder never acknowledged.
-      await admin.set(`${prefix}fence`, '2');
-      const b = ingester({ prefix, clientId, lease: holding(2) });
+      await admin.set(names.fenceKey, '2');
+      const b = await ingester({ cluster: names, clientId, lease: holding(2) });
       await eventually(
         () => b.published.length + b.pipeline.stats().dropped.redelivered >= 1,
         10_000,
@@ -181,22 +208,96 @@ if (requireCommand('mosquitto', 'a private broker to resend to') && (await redis
       expect(a.pipeline.stats().dropped.fenced).toBe(1);
     });
 
-    it('a holder stopped after handing a reading on but before its acknowledgement left: the successor, given the reading again, recognises it and gives it no second seq', async () => {
+    it('a holder stopped while Redis answered its identity call: continued, it hands the reading on nowhere, and its successor, given the reading again, numbers it for the cluster (soak finding 6, what was left)', async () => {
       const id = randomUUID().slice(0, 8);
-      const prefix = `handover-${id}:`;
+      const names = clusterNamed(id);
       const clientId = `handover-hub-${id}`;
       const admin = new Redis(REDIS_URL);
       cleanup.push(async () => {
-        await deleteKeys(admin, prefix);
+        await deleteKeys(admin, names.prefix);
         admin.disconnect();
       });
-      await admin.set(`${prefix}fence`, '1');
+      await admin.set(names.fenceKey, '1');
+      const redisProxy = await freezableProxy(6379);
+      const mqttProxy = await freezableProxy(broker.port);
+      cleanup.push(
+        () => redisProxy.close(),
+        () => mqttProxy.close(),
+      );
+
+      // SIGSTOP lands as reading 2's identity call is on its way: Redis takes the identity under
+      // the still-valid token 1, and its answer waits in the stopped process's socket.
+      let stopped = false;
+      let lapsed = false;
+      const a = await ingester({
+        cluster: names,
+        clientId,
+        lease: holding(1),
+        mqttUrl: `mqtt://127.0.0.1:${mqttProxy.port}`,
+        redisPort: redisProxy.port,
+        holds: (fence) => fence === 1 && !lapsed,
+        onOffer: (raw) => {
+          if ((JSON.parse(new TextDecoder().decode(raw.payload)) as { n: number }).n !== 2) return;
+          redisProxy.holdAnswers();
+          mqttProxy.freeze();
+          stopped = true;
+        },
+      });
+      await eventually(() => a.source.connected, 5000, 'the holder to subscribe');
+      const dev = await device();
+      const topic = `tenants/t${id}/devices/d1/telemetry`;
+      await dev.publishAsync(topic, JSON.stringify({ msgId: `${id}-1`, n: 1 }), { qos: 1 });
+      await eventually(() => a.published.length === 1, 5000, "the holder's first reading");
+      await dev.publishAsync(topic, JSON.stringify({ msgId: `${id}-2`, n: 2 }), { qos: 1 });
+      await eventually(() => stopped, 5000, 'reading 2 taken in');
+      const remembered = async () => {
+        let identities = 0;
+        for (const key of await admin.keys(`${names.prefix}redelivery:*`)) identities += await admin.hlen(key);
+        return identities;
+      };
+      await eventually(async () => (await remembered()) === 2, 5000, "Redis to take reading 2's identity");
+
+      // Its lease runs out while it is stopped; the successor (token 2) resumes the session, and
+      // the broker resends reading 2, which the holder never acknowledged.
+      await admin.set(names.fenceKey, '2');
+      const b = await ingester({ cluster: names, clientId, lease: holding(2) });
+      await eventually(
+        () => b.published.length + b.pipeline.stats().dropped.redelivered >= 1,
+        10_000,
+        'reading 2 at the successor',
+      );
+
+      // SIGCONT: its clock says the holding is over, and then the answer is read.
+      lapsed = true;
+      redisProxy.thaw();
+      mqttProxy.thaw();
+      await eventually(() => a.pipeline.stats().dropped.fenced === 1, 5000, 'the old holder to drop reading 2');
+      await a.end();
+
+      // The cluster was sent reading 2 once, by the successor; the old holder handed it on nowhere.
+      expect(b.pipeline.stats().dropped.redelivered).toBe(0);
+      expect(numbered(b.published, 2)).toHaveLength(1);
+      expect(numbered(b.published, 2)[0]).toBeGreaterThan(10);
+      expect(numbered(a.published, 2)).toEqual([]);
+      expect(numbered(a.published, 1)).toEqual([1]);
+    });
+
+    it('a holder stopped after handing a reading on but before its acknowledgement left: the successor, given the reading again, recognises it and gives it no second seq', async () => {
+      const id = randomUUID().slice(0, 8);
+      const names = clusterNamed(id);
+      const clientId = `handover-hub-${id}`;
+      const admin = new Redis(REDIS_URL);
+      cleanup.push(async () => {
+        await deleteKeys(admin, names.prefix);
+        admin.disconnect();
+      });
+      await admin.set(names.fenceKey, '1');
       const mqttProxy = await freezableProxy(broker.port);
       cleanup.push(() => mqttProxy.close());
       // Only its way to the broker stands still: the reading reaches Redis and is handed on, and its
       // PUBACK stays in the stopped process.
-      const a = ingester({
-        prefix,
+      const a = await ingester({
+        cluster: names,
         clientId,
         lease: holding(1),
         mqttUrl: `mqtt://127.0.0.1:${mqttProxy.port}`,
@@ -209,8 +310,8 @@ if (requireCommand('mosquitto', 'a private broker to resend to') && (await redis
       });
       await eventually(() => a.published.length === 1, 5000, 'the holder to hand the reading on');
 
-      await admin.set(`${prefix}fence`, '2');
-      const b = ingester({ prefix, clientId, lease: holding(2) });
+      await admin.set(names.fenceKey, '2');
+      const b = await ingester({ cluster: names, clientId, lease: holding(2) });
       await eventually(() => b.pipeline.stats().dropped.redelivered === 1, 10_000, 'the successor to recognise it');
       expect(b.published).toEqual([]);
       expect(numbered(a.published, 1)).toEqual([1]);
@@ -218,17 +319,17 @@ if (requireCommand('mosquitto', 'a private broker to resend to') && (await redis
 
     it('a reading whose seq is refused after it was taken in (its holding ended meanwhile) is not acknowledged: the broker sends it again and the next holding numbers it', async () => {
       const id = randomUUID().slice(0, 8);
-      const prefix = `handover-${id}:`;
+      const names = clusterNamed(id);
       const admin = new Redis(REDIS_URL);
       cleanup.push(async () => {
-        await deleteKeys(admin, prefix);
+        await deleteKeys(admin, names.prefix);
         admin.disconnect();
       });
       // A successor took the lease from under this holder while its clock still says it holds it:
       // its first reading of the device waits for a seq block, which Redis refuses.
-      await admin.set(`${prefix}fence`, '2');
+      await admin.set(names.fenceKey, '2');
       const lease = holding(1);
-      const a = ingester({ prefix, clientId: `handover-hub-${id}`, lease });
+      const a = await ingester({ cluster: names, clientId: `handover-hub-${id}`, lease });
       await eventually(() => a.source.connected, 5000, 'the holder to subscribe');
       const dev = await device();
       await dev.publishAsync(`tenants/t${id}/devices/d1/telemetry`, JSON.stringify({ msgId: `${id}-1`, n: 1 }), {

@@ -76,6 +76,7 @@ if (requireCommand('mosquitto', 'a private broker to resend to') && (await redis
             redis: r,
             keyPrefix: `${prefix}redelivery:`,
             fenceKey: `${prefix}fence`,
+            publishedKey: `${prefix}published-seqs`,
             windowMs: 60_000,
             clock: systemClock,
             log: silent,

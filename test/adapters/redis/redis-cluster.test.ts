@@ -11,14 +11,15 @@ import { RedisBackplane } from '../../../src/adapters/redis/redis-backplane.js';
 import { RedisCacheStore } from '../../../src/adapters/redis/redis-cache-store.js';
 import { RedisCheckpointStore } from '../../../src/adapters/redis/redis-checkpoint-store.js';
 import { redisClusterClient } from '../../../src/adapters/redis/redis-connection.js';
-import { ingestFenceKey, RedisIngestLease } from '../../../src/adapters/redis/redis-ingest-lease.js';
+import { ingestFenceKey, publishedSeqsKey, RedisIngestLease } from '../../../src/adapters/redis/redis-ingest-lease.js';
+import { RedisRedeliveryWindow } from '../../../src/adapters/redis/redis-redelivery-window.js';
 import { RedisPeerConnections } from '../../../src/adapters/redis/redis-peer-connections.js';
 import { RedisSeqAllocator } from '../../../src/adapters/redis/redis-seq-allocator.js';
 import { SharedLastValues } from '../../../src/adapters/redis/shared-last-values.js';
 import { systemClock } from '../../../src/host/clock.js';
 import { DeviceRegistry } from '../../../src/realtime/device-registry.js';
 import type { BackplaneEnvelope } from '../../../src/wire/backplane-codec.js';
-import type { Reading } from '../../../src/wire/reading.js';
+import { deviceGroup, toWireReading, type Reading } from '../../../src/wire/reading.js';
 import { eventually } from '../../support/app-harness.js';
 import { clusterCommandsPresent, privateRedisCluster } from '../../support/private-redis-cluster.js';
 import { runCacheStoreContract } from '../../features/cache/cache-store.case.js';
@@ -175,6 +176,64 @@ if (cluster === undefined) {
       const last = async () => JSON.parse((await b.redis.hget(`${b.keyPrefix}last:t1`, 'd1')) ?? '{}').seq as number;
       await eventually(async () => (await last()) === 11, 5000, "the successor's last value");
       expect(await b.seq.next('t1', 'd1', 0, b.lease.fence)).toBe(11);
+    });
+  });
+
+  describe('the redelivery window across holdings on a Redis Cluster', () => {
+    it('the fenced publish records the seq it sent; the next holding recognises a reading the cluster was sent and numbers one it never was', async () => {
+      const hubName = `published-${randomUUID()}`;
+      const fenceKey = ingestFenceKey(hubName, true);
+      const keyPrefix = hubKeyPrefix(hubName, true);
+      const redis = await clusterClient(true);
+      const backplane = new RedisBackplane({ url: cluster!.url, hubName, cluster: true, log: silent });
+      await backplane.start();
+      try {
+        const window = new RedisRedeliveryWindow({
+          redis,
+          keyPrefix: `${keyPrefix}redelivery:`,
+          fenceKey,
+          publishedKey: publishedSeqsKey(hubName, true),
+          windowMs: 60_000,
+          clock: systemClock,
+          log: silent,
+        });
+        const group = deviceGroup('t1', 'd1');
+        await redis.set(fenceKey, '1');
+        // Holding 1 takes readings 1 and 2 in and publishes reading 1 only (stopped before 2).
+        expect(await window.confirm('id-1', 1, 1, group)).toBe(false);
+        expect(await window.confirm('id-2', 1, 2, group)).toBe(false);
+        const first: Reading = { tenantId: 't1', deviceId: 'd1', seq: 1, ts: 1, receivedAt: 2, data: {} };
+        backplane.publish(
+          {
+            kind: 'group',
+            group,
+            message: {
+              source: { kind: 'group', group },
+              dataType: 'json',
+              data: toWireReading(first),
+              conflationKey: group,
+              kind: 'reading',
+            },
+          },
+          1,
+        );
+        await eventually(
+          async () => (await redis.hget(publishedSeqsKey(hubName, true), group)) === '1',
+          5000,
+          'the published seq',
+        );
+
+        // Holding 2 is given both again by the broker.
+        await redis.set(fenceKey, '2');
+        expect(await window.confirm('id-1', 2, 11, group)).toBe(true);
+        expect(await window.confirm('id-2', 2, 12, group)).toBe(false);
+        // Now remembered under holding 2: a third copy is one.
+        expect(await window.confirm('id-2', 2, 13, group)).toBe(true);
+        await expect(window.confirm('id-3', 1, 3, group)).rejects.toThrow();
+      } finally {
+        await backplane.close();
+        redis.disconnect();
+      }
     });
   });
 
