@@ -8,29 +8,8 @@ import { decodeBackplaneWire, encodeBackplaneWire, type BackplaneWire } from '..
 import { anyRedisClient, type RedisClient } from './redis-connection.js';
 import { hubKeyPrefix } from './hub-key-prefix.js';
 import { ingestFenceKey, publishedSeqsKey } from './redis-ingest-lease.js';
+import { FencedPublisher } from './fenced-publisher.js';
 import { publishOn, ShardSubscriber, subscriberFor, type Subscriber } from './shard-subscriber.js';
-
-/**
- * PUBLISH (SPUBLISH on a cluster, where the channel shares the fence key's slot) while KEYS[1]
- * still holds the fencing token ARGV[1]; -1 (nothing sent) when it moved on. A reading's group
- * (ARGV[4], '' for other envelopes) gets its seq (ARGV[5]) in KEYS[2] in the same step, so "seq
- * published" holds exactly when the cluster was sent it.
- */
-const fencedPublish = (command: 'PUBLISH' | 'SPUBLISH') => `if redis.call('GET', KEYS[1]) ~= ARGV[1] then return -1 end
-if ARGV[4] ~= '' then redis.call('HSET', KEYS[2], ARGV[4], ARGV[5]) end
-return redis.call('${command}', ARGV[2], ARGV[3])`;
-
-type WithFencedPublish = RedisClient & {
-  fencedPublish(
-    fenceKey: string,
-    publishedKey: string,
-    fence: string,
-    channel: string,
-    text: string,
-    group: string,
-    seq: string,
-  ): Promise<number>;
-};
 
 /**
  * What went wrong on the backplane, counted for telemetry: a connection error, a publish dropped
@@ -71,8 +50,7 @@ export class RedisBackplane implements Backplane, HostedService {
   #closing = false;
 
   /** The ingest lease's fencing token: fenced envelopes are published only while it is theirs. */
-  readonly #fenceKey: string;
-  readonly #publishedKey: string;
+  readonly #fenced: FencedPublisher;
 
   /**
    * `cluster`: `url` names a node of a Redis Cluster; the hub's channels then share its slot (a
@@ -81,15 +59,23 @@ export class RedisBackplane implements Backplane, HostedService {
   constructor(options: { url: string; hubName: string; log: Logger; cluster?: boolean }) {
     const cluster = options.cluster ?? false;
     const prefix = hubKeyPrefix(options.hubName, cluster);
-    this.#fenceKey = ingestFenceKey(options.hubName, cluster);
-    this.#publishedKey = publishedSeqsKey(options.hubName, cluster);
     this.#channel = `${prefix}backplane`;
     this.#groupPrefix = `${prefix}group:`;
-    this.#pub = anyRedisClient(options.url, cluster);
+    // Auto-pipelined: the publishes of one turn leave in one write instead of a syscall each.
+    this.#pub = anyRedisClient(options.url, cluster, true);
     this.#sub = subscriberFor(this.#pub, options.url, this.#channel);
-    this.#pub.defineCommand('fencedPublish', {
-      numberOfKeys: 2,
-      lua: fencedPublish(cluster ? 'SPUBLISH' : 'PUBLISH'),
+    this.#fenced = new FencedPublisher(this.#pub, {
+      cluster,
+      fenceKey: ingestFenceKey(options.hubName, cluster),
+      publishedKey: publishedSeqsKey(options.hubName, cluster),
+      outcome: (o) => {
+        if ('error' in o) this.#fault('publish', o.error, 'backplane publish failed');
+        else if (!o.sent)
+          this.#faults.warn(
+            { fence: o.fence, count: o.count },
+            'readings not published: their ingest lease holding is over (fenced)',
+          );
+      },
     });
     this.#log = options.log;
     this.#faults = new LogThrottle(options.log);
@@ -153,31 +139,19 @@ export class RedisBackplane implements Backplane, HostedService {
     }
     const channel = envelope.kind === 'group' ? this.#groupPrefix + envelope.group : this.#channel;
     const text = encodeBackplaneWire({ node: this.#node, envelope });
-    const sent =
-      fence === undefined ? publishOn(this.#pub, channel, text) : this.#fencedPublish(envelope, fence, channel, text);
-    sent.then(
-      (n) => {
-        if (n === -1) this.#faults.warn({ fence }, 'reading not published: its ingest lease holding is over (fenced)');
-      },
-      (err: Error) => this.#fault('publish', err, 'backplane publish failed'),
-    );
-  }
-
-  #fencedPublish(envelope: BackplaneEnvelope, fence: number, channel: string, text: string): Promise<number> {
+    if (fence === undefined) {
+      publishOn(this.#pub, channel, text).catch((err: Error) =>
+        this.#fault('publish', err, 'backplane publish failed'),
+      );
+      return;
+    }
     const seq =
       envelope.kind === 'group' && envelope.message.kind === 'reading'
         ? (envelope.message.data as { seq?: unknown } | null)?.seq
         : undefined;
-    const reading = typeof seq === 'number';
-    return (this.#pub as WithFencedPublish).fencedPublish(
-      this.#fenceKey,
-      this.#publishedKey,
-      String(fence),
-      channel,
-      text,
-      reading ? (envelope as { group: string }).group : '',
-      reading ? String(seq) : '',
-    );
+    if (typeof seq === 'number')
+      this.#fenced.publish(fence, channel, text, (envelope as { group: string }).group, String(seq));
+    else this.#fenced.publish(fence, channel, text, '', '');
   }
 
   onMessage(handler: (envelope: BackplaneEnvelope) => void): void {
@@ -231,6 +205,7 @@ export class RedisBackplane implements Backplane, HostedService {
 
   async close(): Promise<void> {
     this.#closing = true;
+    this.#fenced.flush();
     await Promise.allSettled([closeClient(this.#sub), closeClient(this.#pub)]);
   }
 

@@ -89,6 +89,24 @@ if (await redisOrReport('RedisSeqAllocator')) {
       expect(await clients[0]!.hget(`${prefix}t4`, 'blocks')).toBe('30');
     });
 
+    it('asks for the next block once half of one is handed out: a device whose readings come further apart than a round trip waits only for its first', async () => {
+      await clients[0]!.set(`${prefix}fence`, '1');
+      const got: number[] = [];
+      let waited = 0;
+      for (let i = 0; i < 35; i++) {
+        const n = a.next('t4', 'spare', got.at(-1) ?? 0, 1);
+        if (typeof n !== 'number') waited++;
+        got.push(await n);
+        // The time between two readings: long enough for an answer from Redis (on a's connection,
+        // so it comes after the answer to any block a asked for).
+        await clients[0]!.ping();
+      }
+      expect(got).toEqual(Array.from({ length: 35 }, (_, i) => i + 1));
+      expect(waited).toBe(1);
+      // Four blocks of 10 reserved: the fourth asked for at seq 26.
+      expect(await clients[0]!.hget(`${prefix}t4`, 'spare')).toBe('40');
+    });
+
     it("a successor's block starts after anything the predecessor could hand out, and the predecessor gets no new block", async () => {
       await clients[0]!.set(`${prefix}fence`, '7');
       const before = [await a.next('t5', 'failover', 0, 7), await a.next('t5', 'failover', 1, 7)];

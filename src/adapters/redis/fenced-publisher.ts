@@ -1,0 +1,67 @@
+import type { RedisClient } from './redis-connection.js';
+
+/**
+ * While KEYS[1] holds fencing token ARGV[1], for each message (ARGV[2…] in fours: channel, text,
+ * device group, seq): the group's seq into KEYS[2] ('' group: not a reading), then PUBLISH
+ * (SPUBLISH on a cluster, where the channels share the fence key's slot). -1 (nothing sent, nothing
+ * recorded) once the token moved on. So "seq published" holds exactly when the cluster was sent it.
+ */
+const script = (command: 'PUBLISH' | 'SPUBLISH') => `if redis.call('GET', KEYS[1]) ~= ARGV[1] then return -1 end
+for i = 2, #ARGV, 4 do
+  if ARGV[i + 2] ~= '' then redis.call('HSET', KEYS[2], ARGV[i + 2], ARGV[i + 3]) end
+  redis.call('${command}', ARGV[i], ARGV[i + 1])
+end
+return 0`;
+
+type WithFencedPublish = RedisClient & {
+  fencedPublish(fenceKey: string, publishedKey: string, fence: string, ...messages: string[]): Promise<number>;
+};
+
+/** What became of one turn's fenced messages: sent, refused (the holding is over), or failed. */
+export type FencedOutcome = { fence: number; count: number } & ({ sent: boolean } | { error: Error });
+
+/**
+ * The ingest lease holder's publishes: the messages of one holding sent in one turn of the event
+ * loop go to Redis in one fenced script call, not one each (at the holder's rate, thousands of
+ * calls a second, each a command, a reply and a promise).
+ */
+export class FencedPublisher {
+  readonly #redis: WithFencedPublish;
+  readonly #fenceKey: string;
+  readonly #publishedKey: string;
+  readonly #outcome: (outcome: FencedOutcome) => void;
+  #fence = 0;
+  #messages: string[] = [];
+
+  constructor(
+    redis: RedisClient,
+    options: { cluster: boolean; fenceKey: string; publishedKey: string; outcome(outcome: FencedOutcome): void },
+  ) {
+    redis.defineCommand('fencedPublish', { numberOfKeys: 2, lua: script(options.cluster ? 'SPUBLISH' : 'PUBLISH') });
+    this.#redis = redis as WithFencedPublish;
+    this.#fenceKey = options.fenceKey;
+    this.#publishedKey = options.publishedKey;
+    this.#outcome = options.outcome;
+  }
+
+  /** `group` and `seq`: the device group and seq of a reading ('' otherwise). */
+  publish(fence: number, channel: string, text: string, group: string, seq: string): void {
+    if (this.#messages.length > 0 && fence !== this.#fence) this.flush();
+    if (this.#messages.length === 0) setImmediate(() => this.flush());
+    this.#fence = fence;
+    this.#messages.push(channel, text, group, seq);
+  }
+
+  /** Sends what this turn gathered now (also before the connection closes). */
+  flush(): void {
+    if (this.#messages.length === 0) return;
+    const messages = this.#messages;
+    const fence = this.#fence;
+    this.#messages = [];
+    const count = messages.length / 4;
+    this.#redis.fencedPublish(this.#fenceKey, this.#publishedKey, String(fence), ...messages).then(
+      (n) => this.#outcome({ fence, count, sent: n !== -1 }),
+      (error: Error) => this.#outcome({ fence, count, error }),
+    );
+  }
+}
