@@ -118,7 +118,7 @@ describe('npm run api:check', { timeout: 90_000 }, () => {
     changed.paths['/v1/devices/{deviceId}'] = { get: clone(changed.paths['/v1/devices'].get) };
     const result = await apiCheck(changed);
     expect(result.code).toBe(1);
-    expect(result.stdout).toMatch(/lint error: path-params/);
+    expect(result.stdout).toMatch(/lint error: path-parameters-defined/);
     expect(result.stdout).toMatch(/lint error: operation-operationId-unique/);
   });
 });

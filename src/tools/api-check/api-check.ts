@@ -1,8 +1,6 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import spectralCore from '@stoplight/spectral-core';
-import Parsers from '@stoplight/spectral-parsers';
-import { oas } from '@stoplight/spectral-rulesets';
+import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { breakingChanges, type BreakingChange } from './openapi-diff.js';
 import { indexPage, versionPage } from './portal.js';
 
@@ -30,19 +28,19 @@ export interface ApiCheckResult {
 }
 
 /**
- * The build step of the spec's Versioning section: lint the public document (Spectral's OpenAPI
- * ruleset; errors fail), diff it against the last published version (a breaking change fails unless
+ * The build step of the spec's Versioning section: lint the public document (Redocly's
+ * `recommended` OpenAPI rules, the validator the typed client's generator uses; errors fail), diff it against the last published version (a breaking change fails unless
  * acknowledged), and on success archive it as `public-{version}.json` and build the portal pages.
  */
 export async function apiCheck(options: ApiCheckOptions): Promise<ApiCheckResult> {
-  const spectral = new spectralCore.Spectral();
-  spectral.setRuleset({ extends: [[oas as never, 'recommended']] });
-  const findings = await spectral.run(
-    new spectralCore.Document(JSON.stringify(options.document, null, 2), Parsers.Json, 'public.json'),
-  );
-  const line = (f: (typeof findings)[number]) => `${f.code} at ${f.path.join('.') || '(root)'}: ${f.message}`;
-  const lintErrors = findings.filter((f) => f.severity === 0).map(line);
-  const lintWarnings = findings.filter((f) => f.severity === 1).map(line);
+  const findings = await lintFromString({
+    source: JSON.stringify(options.document, null, 2),
+    absoluteRef: 'public.json',
+    config: await createConfig({ extends: ['recommended'] }),
+  });
+  const line = (f: (typeof findings)[number]) => `${f.ruleId} at ${f.location[0]?.pointer ?? '(root)'}: ${f.message}`;
+  const lintErrors = findings.filter((f) => f.severity === 'error').map(line);
+  const lintWarnings = findings.filter((f) => f.severity === 'warn').map(line);
 
   const archived = archivedVersions(options.publishedDir);
   const baseline = archived.at(-1);
