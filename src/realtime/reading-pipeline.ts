@@ -260,7 +260,9 @@ export class ReadingPipeline implements ReadingSink {
     while (this.#pending.length > 0 && this.#pending[0]!.seq !== undefined) {
       const { raw, reading, identity, settle } = this.#pending[0]!;
       let seq = this.#pending.shift()!.seq!;
-      if (typeof seq === 'number' && raw.fence !== undefined && this.#holds?.(raw.fence) === false) seq = 'fenced';
+      // Counted locally ('failed': Redis away) or not, a lapsed holding hands nothing on.
+      if (seq !== 'fenced' && seq !== 'redelivered' && raw.fence !== undefined && this.#holds?.(raw.fence) === false)
+        seq = 'fenced';
       if (seq === 'fenced' || seq === 'redelivered') {
         // A fenced reading was not taken: the broker's next delivery of it must count as new.
         if (seq === 'fenced' && identity !== undefined) this.#redelivery!.forget(identity);

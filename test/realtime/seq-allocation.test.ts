@@ -141,4 +141,32 @@ describe('ReadingPipeline with a seq from elsewhere (the cluster counter)', () =
     expect(published.map((r) => r.seq)).toEqual([4]);
     expect(pipeline.stats().dropped.redelivered).toBe(0);
   });
+
+  it('a reading of a holding that lapsed while it waited is handed on nowhere, whether its seq came or the counter failed: the broker keeps it for the next holding', async () => {
+    const seq = new HeldAllocator();
+    const published: Reading[] = [];
+    let lasts = true;
+    const pipeline = new ReadingPipeline({
+      registry: new DeviceRegistry({}),
+      publish: (r) => published.push(r),
+      logger: { warn: () => undefined },
+      clock: new ManualClock(),
+      maxPerSecond: Infinity,
+      seq,
+      holds: (fence) => fence === 1 && lasts,
+    });
+    const taken = (n: number) => {
+      const result = pipeline.offer({ ...raw('d', { n }), fence: 1 });
+      return result.accepted ? result.settled : Promise.resolve(result);
+    };
+    const counted = taken(1);
+    const failed = taken(2);
+    lasts = false; // its clock ran out while Redis answered (or did not)
+    seq.asked[0]!.resolve(7);
+    seq.asked[1]!.reject(new Error('Connection is closed.'));
+    expect(await counted).toEqual({ accepted: false, reason: 'fenced' });
+    expect(await failed).toEqual({ accepted: false, reason: 'fenced' });
+    expect(published).toEqual([]);
+    expect(pipeline.stats().dropped.fenced).toBe(2);
+  });
 });

@@ -45,7 +45,7 @@ async function apiCheck(doc: unknown, acknowledged: { id: string; reason: string
 
 const clone = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
 
-// Each check runs the built CLI as a process (Spectral and the whole app load in each): slow on a busy machine.
+// Each check runs the built CLI as a process (the OpenAPI linter and the whole app load in each): slow on a busy machine.
 describe('npm run api:check', { timeout: 90_000 }, () => {
   const { version, doc } = latestPublished();
 

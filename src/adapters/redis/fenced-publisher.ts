@@ -2,13 +2,22 @@ import type { RedisClient } from './redis-connection.js';
 
 /**
  * While KEYS[1] holds fencing token ARGV[1], for each message (ARGV[2…] in fours: channel, text,
- * device group, seq): the group's seq into KEYS[2] ('' group: not a reading), then PUBLISH
- * (SPUBLISH on a cluster, where the channels share the fence key's slot). -1 (nothing sent, nothing
- * recorded) once the token moved on. So "seq published" holds exactly when the cluster was sent it.
+ * device group, seq): the group's newest published seq recorded in KEYS[2] as `holding:seq` under
+ * the group ('' group: not a reading), the previous holding's moved to `group<` when this holding
+ * publishes the group first, then PUBLISH (SPUBLISH on a cluster, where the channels share the
+ * fence key's slot). -1 (nothing sent, nothing recorded) once the token moved on. So "this
+ * holding published the group up to seq" holds exactly when the cluster was sent it, and the
+ * successor's first publishes do not hide what its predecessor reached.
  */
 const script = (command: 'PUBLISH' | 'SPUBLISH') => `if redis.call('GET', KEYS[1]) ~= ARGV[1] then return -1 end
+local prefix = ARGV[1] .. ':'
 for i = 2, #ARGV, 4 do
-  if ARGV[i + 2] ~= '' then redis.call('HSET', KEYS[2], ARGV[i + 2], ARGV[i + 3]) end
+  local group = ARGV[i + 2]
+  if group ~= '' then
+    local last = redis.call('HGET', KEYS[2], group)
+    if last and string.sub(last, 1, #prefix) ~= prefix then redis.call('HSET', KEYS[2], group .. '<', last) end
+    redis.call('HSET', KEYS[2], group, prefix .. ARGV[i + 3])
+  end
   redis.call('${command}', ARGV[i], ARGV[i + 1])
 end
 return 0`;
@@ -46,20 +55,20 @@ export class FencedPublisher {
 
   /** `group` and `seq`: the device group and seq of a reading ('' otherwise). */
   publish(fence: number, channel: string, text: string, group: string, seq: string): void {
-    if (this.#messages.length > 0 && fence !== this.#fence) this.flush();
-    if (this.#messages.length === 0) setImmediate(() => this.flush());
+    if (this.#messages.length > 0 && fence !== this.#fence) void this.flush();
+    if (this.#messages.length === 0) setImmediate(() => void this.flush());
     this.#fence = fence;
     this.#messages.push(channel, text, group, seq);
   }
 
-  /** Sends what this turn gathered now (also before the connection closes). */
-  flush(): void {
-    if (this.#messages.length === 0) return;
+  /** Sends what this turn gathered now; resolves once Redis answered (wait for it before closing). */
+  flush(): Promise<void> {
+    if (this.#messages.length === 0) return Promise.resolve();
     const messages = this.#messages;
     const fence = this.#fence;
     this.#messages = [];
     const count = messages.length / 4;
-    this.#redis.fencedPublish(this.#fenceKey, this.#publishedKey, String(fence), ...messages).then(
+    return this.#redis.fencedPublish(this.#fenceKey, this.#publishedKey, String(fence), ...messages).then(
       (n) => this.#outcome({ fence, count, sent: n !== -1 }),
       (error: Error) => this.#outcome({ fence, count, error }),
     );

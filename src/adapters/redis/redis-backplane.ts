@@ -205,7 +205,9 @@ export class RedisBackplane implements Backplane, HostedService {
 
   async close(): Promise<void> {
     this.#closing = true;
-    this.#fenced.flush();
+    // QUIT is never auto-pipelined: it would overtake this turn's publishes (written a turn later)
+    // unless they were answered first.
+    await Promise.all([this.#fenced.flush(), new Promise((resolve) => setImmediate(resolve))]);
     await Promise.allSettled([closeClient(this.#sub), closeClient(this.#pub)]);
   }
 

@@ -8,7 +8,11 @@ import type { IngestLease } from '../../realtime/ingest-lease.js';
 
 /**
  * Renews our own lease, or takes a free one and raises the fencing token (KEYS[2], never
- * expires); the token when we hold the lease afterwards, 0 when another instance does.
+ * expires); the token when we hold the lease afterwards, 0 when another instance does. ARGV[3]
+ * '1': we stopped counting ourselves the holder since (our clock ran out first), so a lease still
+ * ours in Redis starts a new holding too: what the old holding dropped when it lapsed must not
+ * count as its own (the redelivery window takes an identity remembered under this holding as
+ * handed on).
  *
  * A token counter Redis lost (a restart without its data) starts again from Redis's clock in
  * milliseconds, not from 1: above every token handed out before the loss (those were raised once
@@ -17,6 +21,7 @@ import type { IngestLease } from '../../realtime/ingest-lease.js';
  */
 const CLAIM = `if redis.call('GET', KEYS[1]) == ARGV[1] then
   redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  if ARGV[3] == '1' then return redis.call('INCR', KEYS[2]) end
   return tonumber(redis.call('GET', KEYS[2]) or '0')
 end
 if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
@@ -85,6 +90,8 @@ export class RedisIngestLease implements IngestLease, HostedService {
   #expiry: TimerHandle | undefined;
   #stopped = false;
   #claiming: Promise<void> | undefined;
+  /** Raised each time a holding ends: a claim answered after one ended knows it. */
+  #ended = 0;
 
   constructor(options: RedisIngestLeaseOptions) {
     this.#o = options;
@@ -132,11 +139,21 @@ export class RedisIngestLease implements IngestLease, HostedService {
   #claim(): Promise<void> {
     const { redis, key, fenceKey, ttlMs, clock } = this.#o;
     const askedAt = clock.monotonicNow();
-    this.#claiming = (redis.eval(CLAIM, 2, key, fenceKey, this.#token, String(Math.ceil(ttlMs))) as Promise<number>)
+    const fresh = this.held ? '0' : '1';
+    const endedBefore = this.#ended;
+    let again = false;
+    this.#claiming = (
+      redis.eval(CLAIM, 2, key, fenceKey, this.#token, String(Math.ceil(ttlMs)), fresh) as Promise<number>
+    )
       .then(
         (fence) => {
           if (this.#stopped) return;
-          if (fence > 0) {
+          if (fence > 0 && fence === this.#fence && (this.#ended !== endedBefore || !this.held)) {
+            // A renewal answered after our clock ran out: that holding is over (what it had not
+            // handed on was dropped as fenced), so the lease, still ours in Redis, starts a new one.
+            this.#set(false);
+            again = true;
+          } else if (fence > 0) {
             // A new token while we thought we held: someone held it between (we stalled), so ours
             // starts over as a new holding.
             if (this.#fence !== undefined && this.#fence !== fence) this.#set(false);
@@ -149,7 +166,7 @@ export class RedisIngestLease implements IngestLease, HostedService {
       )
       .finally(() => {
         if (this.#stopped) return;
-        this.#tick = clock.setTimeout(() => void this.#claim(), ttlMs / 3);
+        this.#tick = clock.setTimeout(() => void this.#claim(), again ? 0 : ttlMs / 3);
         this.#tick.unref?.();
       });
     return this.#claiming;
@@ -174,6 +191,7 @@ export class RedisIngestLease implements IngestLease, HostedService {
     }
     if (held === this.#held) return;
     this.#held = held;
+    if (!held) this.#ended++;
     if (!held) this.#validUntil = 0;
     this.#o.log.info(
       { instanceId: this.#o.instanceId, key: this.#o.key, fence: this.#fence },

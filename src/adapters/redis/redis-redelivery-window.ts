@@ -30,8 +30,9 @@ return 0`;
  * previous bucket holds the identity and its reading reached the cluster, else 0 and the identity
  * remembered in the current bucket as `holding:seq`. An identity an earlier holding remembered
  * reached the cluster when that holding published the group's seq or a later one (KEYS[4], written
- * by the fenced publish): a holder stopped between this call and its publish hands the reading on
- * nowhere, and its successor must number it. Values other than `holding:seq` (unfenced readings)
+ * by the fenced publish: the group's newest holding and the one before it): a holder stopped
+ * between this call and its publish hands the reading on nowhere, and its successor must number
+ * it. Not found there (two holdings published the group since): numbered again, a copy at worst. Values other than `holding:seq` (unfenced readings)
  * count as reached. KEYS: current bucket, previous bucket, fence, published seqs.
  */
 const CONFIRM = `if redis.call('GET', KEYS[3]) ~= ARGV[1] then return redis.error_reply('FENCED') end
@@ -44,8 +45,10 @@ for i = 3, #ARGV, 3 do
     if holding == nil or holding == ARGV[1] then
       reached = 1
     else
-      local published = redis.call('HGET', KEYS[4], ARGV[i + 1])
-      if published and tonumber(published) >= tonumber(seq) then reached = 1 end
+      for _, field in ipairs({ ARGV[i + 1], ARGV[i + 1] .. '<' }) do
+        local by, upTo = string.match(redis.call('HGET', KEYS[4], field) or '', '^(%d+):(%d+)$')
+        if by == holding and tonumber(upTo) >= tonumber(seq) then reached = 1 end
+      end
     end
   end
   if reached == 0 then redis.call('HSET', KEYS[1], ARGV[i], ARGV[1] .. ':' .. ARGV[i + 2]) end

@@ -65,7 +65,8 @@ interface Block {
   /**
    * The block after this one, asked for once half of this one is handed out, so a busy device
    * rarely waits for a round trip (and readings of other devices rarely queue behind it).
-   * `spareEnd` 0: none held.
+   * `spareEnd` 0: none held; -1: the last ask failed (a stale token, Redis away), so none is asked
+   * again until this block is used up.
    */
   spareEnd: number;
   /** Set while the spare is asked for: a reading finding the block used up waits on it. */
@@ -143,6 +144,8 @@ export class RedisSeqAllocator implements SeqAllocator {
         (end) => {
           block.next = end - this.#blockSize + 1;
           block.end = end;
+          // A spare a prefetch brought meanwhile lies below this block: of no use.
+          if (block.spareEnd - this.#blockSize < end) block.spareEnd = 0;
         },
         (err: Error) => {
           throw err.message.includes('FENCED') ? new SeqRefused(block.fence) : err;
@@ -167,6 +170,7 @@ export class RedisSeqAllocator implements SeqAllocator {
       },
       () => {
         block.prefetching = undefined;
+        block.spareEnd = -1;
       },
     );
   }

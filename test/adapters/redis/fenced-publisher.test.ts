@@ -48,17 +48,17 @@ if (await redisOrReport('FencedPublisher')) {
       expect(calls.n).toBe(1);
       await eventually(() => received.length === 51, 5000, 'every message');
       expect(received).toEqual([...Array.from({ length: 50 }, (_, i) => `m${i + 1}`), 'not a reading']);
-      expect(await pub.hgetall(publishedKey)).toEqual({ ga: '49', gb: '50' });
+      expect(await pub.hgetall(publishedKey)).toEqual({ ga: '3:49', gb: '3:50' });
     });
 
     it('a stale holding sends and records nothing, and says so', async () => {
       await pub.set(fenceKey, '5');
       const { publisher, outcomes } = fencedPublisher();
-      publisher.publish(4, `${prefix}a`, 'late', 'ga', '99');
+      publisher.publish(4, `${prefix}a`, 'late', 'gc', '99');
       publisher.flush();
       await eventually(() => outcomes.length === 1, 5000, 'the outcome');
       expect(outcomes).toEqual([{ fence: 4, count: 1, sent: false }]);
-      expect(await pub.hget(publishedKey, 'ga')).toBe('49');
+      expect(await pub.hget(publishedKey, 'gc')).toBeNull();
     });
   });
 }

@@ -218,7 +218,7 @@ if (cluster === undefined) {
           1,
         );
         await eventually(
-          async () => (await redis.hget(publishedSeqsKey(hubName, true), group)) === '1',
+          async () => (await redis.hget(publishedSeqsKey(hubName, true), group)) === '1:1',
           5000,
           'the published seq',
         );

@@ -3,7 +3,7 @@ import { pino } from 'pino';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { boundedRedisOptions } from '../../../src/adapters/redis/bounded-redis-options.js';
 import { RedisIngestLease } from '../../../src/adapters/redis/redis-ingest-lease.js';
-import { systemClock } from '../../../src/host/clock.js';
+import { systemClock, type Clock } from '../../../src/host/clock.js';
 import { eventually } from '../../support/app-harness.js';
 import { privateRedis, redisUrl, requireCommand, type PrivateServer } from '../../support/private-server.js';
 import { redisOrReport, REDIS_URL, uniquePrefix } from '../eventhubs/redis-for-tests.js';
@@ -16,7 +16,7 @@ if (await redisOrReport('RedisIngestLease')) {
     const leases: RedisIngestLease[] = [];
     let redis: PrivateServer | undefined;
 
-    async function lease(key: string, url = REDIS_URL): Promise<RedisIngestLease> {
+    async function lease(key: string, url = REDIS_URL, clock: Clock = systemClock): Promise<RedisIngestLease> {
       const client = new Redis(url, boundedRedisOptions());
       client.on('error', () => undefined);
       clients.push(client);
@@ -26,7 +26,7 @@ if (await redisOrReport('RedisIngestLease')) {
         key,
         fenceKey: `${key}:fence`,
         ttlMs: TTL_MS,
-        clock: systemClock,
+        clock,
         log: pino({ level: 'silent' }),
         instanceId: `i${leases.length}`,
       });
@@ -63,6 +63,21 @@ if (await redisOrReport('RedisIngestLease')) {
       expect(holder.held).toBe(true);
       expect(changes).toEqual([]);
       expect(all.filter((l) => l.held)).toHaveLength(1);
+    });
+
+    it('a holder whose clock ran out before Redis dropped its lease holds it again under a new token: what the lapsed holding dropped is not taken for its own', async () => {
+      const key = `${uniquePrefix()}lease`;
+      // A process that slept past its holding (monotonic time jumped) but not past the key's TTL.
+      let slept = 0;
+      const clock: Clock = { ...systemClock, monotonicNow: () => systemClock.monotonicNow() + slept };
+      const holder = await lease(key, REDIS_URL, clock);
+      const first = holder.fence!;
+      expect(holder.held).toBe(true);
+      slept = TTL_MS;
+      expect(holder.held).toBe(false);
+      expect(await clients[0]!.get(key)).not.toBeNull(); // still ours in Redis
+      await eventually(() => holder.held, TTL_MS * 2, 'the next claim');
+      expect(holder.fence).toBe(first + 1);
     });
 
     it('a stopping holder frees the lease and a standby takes it within a renew interval', async () => {
