@@ -144,22 +144,33 @@ if (requireCommand('mosquitto', 'a private broker to resend to') && (await redis
 
     const numbered = (readings: Reading[], n: number) => readings.filter((r) => r.data['n'] === n).map((r) => r.seq);
 
-    it('a holder stopped right after taking a reading in: its successor, given the reading again by the broker, numbers it, and the old holder hands it on nowhere once continued (soak finding 6)', async () => {
+    /** A cluster of its own in Redis, its fencing token at `fence`, removed after the test. */
+    async function freshCluster(fence: string) {
       const id = randomUUID().slice(0, 8);
       const names = clusterNamed(id);
-      const clientId = `handover-hub-${id}`;
       const admin = new Redis(REDIS_URL);
       cleanup.push(async () => {
         await deleteKeys(admin, names.prefix);
         admin.disconnect();
       });
-      await admin.set(names.fenceKey, '1');
+      await admin.set(names.fenceKey, fence);
+      return { id, names, clientId: `handover-hub-${id}`, admin };
+    }
+
+    /** The ways out of a holder's process, to Redis and to the broker, that can stand still as a stopped process's do. */
+    async function proxies() {
       const redisProxy = await freezableProxy(6379);
       const mqttProxy = await freezableProxy(broker.port);
       cleanup.push(
         () => redisProxy.close(),
         () => mqttProxy.close(),
       );
+      return { redisProxy, mqttProxy };
+    }
+
+    it('a holder stopped right after taking a reading in: its successor, given the reading again by the broker, numbers it, and the old holder hands it on nowhere once continued (soak finding 6)', async () => {
+      const { id, names, clientId, admin } = await freshCluster('1');
+      const { redisProxy, mqttProxy } = await proxies();
 
       // The holder (fencing token 1) reaches Redis and the broker through proxies that stand for its
       // process: SIGSTOP arrives as it takes reading 2 in, before anything of it left the process.
@@ -209,21 +220,8 @@ if (requireCommand('mosquitto', 'a private broker to resend to') && (await redis
     });
 
     it('a holder stopped while Redis answered its identity call: continued, it hands the reading on nowhere, and its successor, given the reading again, numbers it for the cluster (soak finding 6, what was left)', async () => {
-      const id = randomUUID().slice(0, 8);
-      const names = clusterNamed(id);
-      const clientId = `handover-hub-${id}`;
-      const admin = new Redis(REDIS_URL);
-      cleanup.push(async () => {
-        await deleteKeys(admin, names.prefix);
-        admin.disconnect();
-      });
-      await admin.set(names.fenceKey, '1');
-      const redisProxy = await freezableProxy(6379);
-      const mqttProxy = await freezableProxy(broker.port);
-      cleanup.push(
-        () => redisProxy.close(),
-        () => mqttProxy.close(),
-      );
+      const { id, names, clientId, admin } = await freshCluster('1');
+      const { redisProxy, mqttProxy } = await proxies();
 
       // SIGSTOP lands as reading 2's identity call is on its way: Redis takes the identity under
       // the still-valid token 1, and its answer waits in the stopped process's socket.
@@ -283,15 +281,7 @@ if (requireCommand('mosquitto', 'a private broker to resend to') && (await redis
     });
 
     it('a holder stopped after handing a reading on but before its acknowledgement left: the successor, given the reading again, recognises it and gives it no second seq', async () => {
-      const id = randomUUID().slice(0, 8);
-      const names = clusterNamed(id);
-      const clientId = `handover-hub-${id}`;
-      const admin = new Redis(REDIS_URL);
-      cleanup.push(async () => {
-        await deleteKeys(admin, names.prefix);
-        admin.disconnect();
-      });
-      await admin.set(names.fenceKey, '1');
+      const { id, names, clientId, admin } = await freshCluster('1');
       const mqttProxy = await freezableProxy(broker.port);
       cleanup.push(() => mqttProxy.close());
       // Only its way to the broker stands still: the reading reaches Redis and is handed on, and its
@@ -318,18 +308,11 @@ if (requireCommand('mosquitto', 'a private broker to resend to') && (await redis
     });
 
     it('a reading whose seq is refused after it was taken in (its holding ended meanwhile) is not acknowledged: the broker sends it again and the next holding numbers it', async () => {
-      const id = randomUUID().slice(0, 8);
-      const names = clusterNamed(id);
-      const admin = new Redis(REDIS_URL);
-      cleanup.push(async () => {
-        await deleteKeys(admin, names.prefix);
-        admin.disconnect();
-      });
       // A successor took the lease from under this holder while its clock still says it holds it:
       // its first reading of the device waits for a seq block, which Redis refuses.
-      await admin.set(names.fenceKey, '2');
+      const { id, names, clientId } = await freshCluster('2');
       const lease = holding(1);
-      const a = await ingester({ cluster: names, clientId: `handover-hub-${id}`, lease });
+      const a = await ingester({ cluster: names, clientId, lease });
       await eventually(() => a.source.connected, 5000, 'the holder to subscribe');
       const dev = await device();
       await dev.publishAsync(`tenants/t${id}/devices/d1/telemetry`, JSON.stringify({ msgId: `${id}-1`, n: 1 }), {
