@@ -30,8 +30,8 @@ type WithFencedPublish = RedisClient & {
 export type FencedOutcome = { fence: number; count: number } & ({ sent: boolean } | { error: Error });
 
 /**
- * The ingest lease holder's publishes: the messages of one holding sent in one turn of the event
- * loop go to Redis in one fenced script call, not one each (at the holder's rate, thousands of
+ * The ingest lease holder's publishes: the messages of one holding sent in one run of synchronous
+ * code go to Redis in one fenced script call, not one each (at the holder's rate, thousands of
  * calls a second, each a command, a reply and a promise).
  */
 export class FencedPublisher {
@@ -56,7 +56,10 @@ export class FencedPublisher {
   /** `group` and `seq`: the device group and seq of a reading ('' otherwise). */
   publish(fence: number, channel: string, text: string, group: string, seq: string): void {
     if (this.#messages.length > 0 && fence !== this.#fence) void this.flush();
-    if (this.#messages.length === 0) setImmediate(() => void this.flush());
+    // Sent when this run of synchronous code ends, before the acknowledgements it settled go to the
+    // broker (promise callbacks queued after this one): a holder stopped in between must not have
+    // acknowledged a reading the cluster was never sent. A turn later was too late (CI's soak).
+    if (this.#messages.length === 0) queueMicrotask(() => void this.flush());
     this.#fence = fence;
     this.#messages.push(channel, text, group, seq);
   }
