@@ -61,10 +61,10 @@ export class RedisBackplane implements Backplane, HostedService {
     const prefix = hubKeyPrefix(options.hubName, cluster);
     this.#channel = `${prefix}backplane`;
     this.#groupPrefix = `${prefix}group:`;
-    // Auto-pipelined on a single Redis: the publishes of one turn leave in one write instead of a
-    // syscall each. Not on a cluster client, where a CI run lost a message with it (unexplained
-    // yet); the fenced readings go in one script call per turn either way.
-    this.#pub = anyRedisClient(options.url, cluster, !cluster);
+    // Not auto-pipelined: the lease holder's readings already leave in one script call per batch,
+    // and that call must be written before the batch's acknowledgements go to the broker, not a
+    // tick after them.
+    this.#pub = anyRedisClient(options.url, cluster);
     this.#sub = subscriberFor(this.#pub, options.url, this.#channel);
     this.#fenced = new FencedPublisher(this.#pub, {
       cluster,
