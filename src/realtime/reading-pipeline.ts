@@ -258,8 +258,8 @@ export class ReadingPipeline implements ReadingSink {
   /** Hands on the readings at the head of the queue whose seq is known. */
   #release(): void {
     while (this.#pending.length > 0 && this.#pending[0]!.seq !== undefined) {
-      const { raw, reading, identity, settle } = this.#pending[0]!;
-      let seq = this.#pending.shift()!.seq!;
+      const { raw, reading, identity, settle, seq: settled } = this.#pending.shift()!;
+      let seq = settled!;
       // Counted locally ('failed': Redis away) or not, a lapsed holding hands nothing on.
       if (seq !== 'fenced' && seq !== 'redelivered' && raw.fence !== undefined && this.#holds?.(raw.fence) === false)
         seq = 'fenced';

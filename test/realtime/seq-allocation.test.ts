@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DeviceRegistry } from '../../src/realtime/device-registry.js';
-import { ReadingPipeline } from '../../src/realtime/reading-pipeline.js';
+import { ReadingPipeline, type ReadingPipelineOptions } from '../../src/realtime/reading-pipeline.js';
 import type { SeqAllocator } from '../../src/realtime/seq-allocator.js';
 import type { RawReading } from '../../src/wire/raw-reading.js';
 import type { Reading } from '../../src/wire/reading.js';
@@ -22,6 +22,22 @@ const raw = (deviceId: string, body: object, sequence?: number): RawReading => (
   payload: new TextEncoder().encode(JSON.stringify(body)),
   ...(sequence !== undefined ? { sequence } : {}),
 });
+
+/** A lease holder's pipeline on a held seq source, with the options a case adds. */
+function leasedPipeline(options: Pick<ReadingPipelineOptions, 'redelivery' | 'holds'>) {
+  const seq = new HeldAllocator();
+  const published: Reading[] = [];
+  const pipeline = new ReadingPipeline({
+    registry: new DeviceRegistry({}),
+    publish: (r) => published.push(r),
+    logger: { warn: () => undefined },
+    clock: new ManualClock(),
+    maxPerSecond: Infinity,
+    seq,
+    ...options,
+  });
+  return { seq, published, pipeline };
+}
 
 function setup(maxPendingSeq?: number) {
   const seq = new HeldAllocator();
@@ -113,15 +129,7 @@ describe('ReadingPipeline with a seq from elsewhere (the cluster counter)', () =
   });
 
   it('a resendable reading refused its seq after it was taken in: its outcome says fenced, and the same message delivered again counts as new', async () => {
-    const seq = new HeldAllocator();
-    const published: Reading[] = [];
-    const pipeline = new ReadingPipeline({
-      registry: new DeviceRegistry({}),
-      publish: (r) => published.push(r),
-      logger: { warn: () => undefined },
-      clock: new ManualClock(),
-      maxPerSecond: Infinity,
-      seq,
+    const { seq, published, pipeline } = leasedPipeline({
       redelivery: new LocalRedeliveryWindow({ windowMs: 60_000, clock: new ManualClock() }),
     });
     const delivery = (): RawReading => ({ ...raw('d', { msgId: 'm-1', n: 1 }), resendable: true, fence: 1 });
@@ -143,18 +151,8 @@ describe('ReadingPipeline with a seq from elsewhere (the cluster counter)', () =
   });
 
   it('a reading of a holding that lapsed while it waited is handed on nowhere, whether its seq came or the counter failed: the broker keeps it for the next holding', async () => {
-    const seq = new HeldAllocator();
-    const published: Reading[] = [];
     let lasts = true;
-    const pipeline = new ReadingPipeline({
-      registry: new DeviceRegistry({}),
-      publish: (r) => published.push(r),
-      logger: { warn: () => undefined },
-      clock: new ManualClock(),
-      maxPerSecond: Infinity,
-      seq,
-      holds: (fence) => fence === 1 && lasts,
-    });
+    const { seq, published, pipeline } = leasedPipeline({ holds: (fence) => fence === 1 && lasts });
     const taken = (n: number) => {
       const result = pipeline.offer({ ...raw('d', { n }), fence: 1 });
       return result.accepted ? result.settled : Promise.resolve(result);

@@ -207,9 +207,8 @@ export class RedisBackplane implements Backplane, HostedService {
 
   async close(): Promise<void> {
     this.#closing = true;
-    // QUIT is never auto-pipelined: it would overtake this turn's publishes (written a turn later)
-    // unless they were answered first.
-    await Promise.all([this.#fenced.flush(), new Promise((resolve) => setImmediate(resolve))]);
+    // The last batch of the lease holder's readings is answered before QUIT goes out.
+    await this.#fenced.flush();
     await Promise.allSettled([closeClient(this.#sub), closeClient(this.#pub)]);
   }
 
