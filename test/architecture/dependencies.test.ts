@@ -117,6 +117,24 @@ describe('dependencies', () => {
     expect(readFileSync(join(root, '.gitignore'), 'utf8').split('\n')).toContain('bench/.cache/');
   });
 
+  it('Biome is not installed by npm ci: its own lockfile in scripts/biome pins it, and lint and format run it from there', () => {
+    expect(Object.keys(lock.packages).filter((p) => p.includes('node_modules/@biomejs/'))).toEqual([]);
+    const tool = json('scripts/biome/package.json') as Manifest;
+    const toolLock = json('scripts/biome/package-lock.json') as Lockfile & {
+      packages: Record<string, { integrity?: string; resolved?: string }>;
+    };
+    const pinned = tool.devDependencies['@biomejs/biome'];
+    expect(pinned, 'an exact version, not a range').toMatch(/^\d+\.\d+\.\d+$/);
+    expect(toolLock.packages['node_modules/@biomejs/biome']?.version).toBe(pinned);
+    const builds = Object.entries(toolLock.packages).filter(([p]) => p.startsWith('node_modules/'));
+    expect(builds.map(([p]) => p)).toContain('node_modules/@biomejs/cli-linux-x64');
+    for (const [path, entry] of builds) expect(entry.integrity, path).toMatch(/^sha512-/);
+    for (const script of ['lint', 'format'])
+      expect((manifest as unknown as { scripts: Record<string, string> }).scripts[script]).toMatch(
+        /^node scripts\/biome\.mjs /,
+      );
+  });
+
   it('functions/ has a lockfile of its own, in step with its package.json', () => {
     const fnManifest = json('functions/package.json') as Manifest;
     const fnLock = json('functions/package-lock.json') as Lockfile;

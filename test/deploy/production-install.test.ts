@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -86,6 +86,14 @@ describe('a production install of the packed project (the Dockerfile’s steps)'
       expect(existsSync(join(app, 'node_modules', dev)), dev).toBe(false);
     }
     expect(existsSync(join(app, 'node_modules', 'fastify'))).toBe(true);
+  });
+
+  it('is at most a third of the 555 MB a full install of the project took before its dependencies were cleaned up', () => {
+    const bytes = filesUnder(join(app, 'node_modules')).reduce(
+      (sum, f) => sum + lstatSync(join(app, 'node_modules', f)).size,
+      0,
+    );
+    expect(bytes / 2 ** 20).toBeLessThanOrEqual(555 / 3);
   });
 
   it('migrates, starts in Production and serves health, the dashboard, a user’s REST call and negotiate', async () => {
