@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
-import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
+import { type OtlpRequests, otlpRequests } from './otlp-proto.js';
 
 /** One span as the page shows it. */
 export interface DevSpan {
@@ -37,20 +37,15 @@ export interface DevTraceSummary {
   missingParents: number;
 }
 
-interface Decoder {
-  decode(bytes: Uint8Array): unknown;
-  toObject(message: unknown, options: object): Record<string, unknown>;
-}
-
 type KeyValue = {
-  key: string;
+  key?: string;
   value: { stringValue?: string; intValue?: number; doubleValue?: number; boolValue?: boolean };
 };
 type RawSpan = {
   traceId?: number[];
   spanId?: number[];
   parentSpanId?: number[];
-  name: string;
+  name?: string;
   kind?: string;
   startTimeUnixNano?: number;
   endTimeUnixNano?: number;
@@ -68,22 +63,19 @@ type Request = {
 /**
  * The orchestrator's local OTLP/HTTP receiver (protobuf, what the hubs, the worker and the gateway
  * export): keeps the spans of the newest `maxTraces` traces for the page, as a development
- * dashboard does; metrics and log records are accepted and dropped. Loopback only. Decodes with the
- * OpenTelemetry proto definitions' generated code (a development dependency: `npm run dev` runs
- * from a development checkout).
+ * dashboard does; metrics and log records are accepted and dropped. Loopback only.
  */
 export class TraceReceiver {
   readonly #server: Server;
   readonly #traces = new Map<string, DevSpan[]>();
   readonly #maxTraces: number;
   readonly #maxSpansPerTrace: number;
-  readonly #decoder: Decoder;
+  readonly #decoder: OtlpRequests['traces'];
 
   constructor(options: { maxTraces?: number; maxSpansPerTrace?: number } = {}) {
     this.#maxTraces = options.maxTraces ?? 500;
     this.#maxSpansPerTrace = options.maxSpansPerTrace ?? 1000;
-    const proto = createRequire(import.meta.url)('otlp-generated/build/src/generated/root.js').opentelemetry.proto;
-    this.#decoder = proto.collector.trace.v1.ExportTraceServiceRequest as Decoder;
+    this.#decoder = otlpRequests().traces;
     this.#server = createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
@@ -180,7 +172,7 @@ export class TraceReceiver {
             traceId: hex(s.traceId),
             spanId: hex(s.spanId),
             parentSpanId: hex(s.parentSpanId),
-            name: s.name,
+            name: s.name ?? '',
             kind: (s.kind ?? '').replace(/^SPAN_KIND_/, '').toLowerCase(),
             service: String(resource['service.name'] ?? ''),
             instance: String(resource['service.instance.id'] ?? ''),
@@ -231,7 +223,7 @@ function hex(bytes: number[] | undefined): string {
 
 function attributesOf(list: KeyValue[] | undefined): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const { key, value } of list ?? [])
+  for (const { key = '', value } of list ?? [])
     out[key] = value.stringValue ?? value.intValue ?? value.doubleValue ?? value.boolValue;
   return out;
 }

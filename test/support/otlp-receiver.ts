@@ -1,25 +1,12 @@
 import { createServer, type Server } from 'node:http';
-import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
+import { otlpRequests } from '../../src/dev/otlp-proto.js';
 
-/**
- * The OTLP protobuf messages, decoded with the generated types of the OpenTelemetry proto
- * definitions (as shipped by @opentelemetry/otlp-transformer 0.214): no hand parsing.
- */
-const proto = createRequire(import.meta.url)('otlp-generated/build/src/generated/root.js').opentelemetry.proto;
-
-interface Decoder {
-  decode(bytes: Uint8Array): unknown;
-  toObject(message: unknown, options: object): Record<string, unknown>;
-}
-const TRACES: Decoder = proto.collector.trace.v1.ExportTraceServiceRequest;
-const METRICS: Decoder = proto.collector.metrics.v1.ExportMetricsServiceRequest;
-const LOGS: Decoder = proto.collector.logs.v1.ExportLogsServiceRequest;
 const TO_OBJECT = { longs: Number, enums: String, bytes: Array, defaults: false, arrays: true };
 
 type AnyValue = { stringValue?: string; intValue?: number; doubleValue?: number; boolValue?: boolean };
-type KeyValue = { key: string; value: AnyValue };
+type KeyValue = { key?: string; value: AnyValue };
 type Resource = { attributes?: KeyValue[] };
 
 export interface ReceivedSpan {
@@ -122,8 +109,9 @@ export class OtlpReceiver {
   }
 
   #take(path: string, body: Buffer): void {
+    const { traces, metrics, logs } = otlpRequests();
     if (path === '/v1/traces') {
-      const request = TRACES.toObject(TRACES.decode(body), TO_OBJECT) as {
+      const request = traces.toObject(traces.decode(body), TO_OBJECT) as {
         resourceSpans?: { resource?: Resource; scopeSpans?: { scope?: { name: string }; spans?: RawSpan[] }[] }[];
       };
       for (const rs of request.resourceSpans ?? []) {
@@ -134,19 +122,20 @@ export class OtlpReceiver {
               traceId: hex(s.traceId),
               spanId: hex(s.spanId),
               parentSpanId: hex(s.parentSpanId),
-              name: s.name,
+              name: s.name ?? '',
               kind: s.kind,
               scope: ss.scope?.name ?? '',
               attributes: attributesOf(s.attributes),
               links: (s.links ?? []).map((l) => ({ traceId: hex(l.traceId), spanId: hex(l.spanId) })),
-              status: s.status?.code,
+              // An exporter always sends a span's status, UNSET as code 0, which decodes as absent.
+              status: s.status && (s.status.code ?? 'STATUS_CODE_UNSET'),
               resource,
             });
           }
         }
       }
     } else if (path === '/v1/metrics') {
-      const request = METRICS.toObject(METRICS.decode(body), TO_OBJECT) as {
+      const request = metrics.toObject(metrics.decode(body), TO_OBJECT) as {
         resourceMetrics?: {
           resource?: Resource;
           scopeMetrics?: { scope?: { name: string }; metrics?: RawMetric[] }[];
@@ -171,7 +160,7 @@ export class OtlpReceiver {
         }
       }
     } else if (path === '/v1/logs') {
-      const request = LOGS.toObject(LOGS.decode(body), TO_OBJECT) as {
+      const request = logs.toObject(logs.decode(body), TO_OBJECT) as {
         resourceLogs?: { resource?: Resource; scopeLogs?: { scope?: { name: string }; logRecords?: RawLog[] }[] }[];
       };
       for (const rl of request.resourceLogs ?? []) {
@@ -200,7 +189,7 @@ type RawSpan = {
   traceId?: number[];
   spanId?: number[];
   parentSpanId?: number[];
-  name: string;
+  name?: string;
   kind: string;
   attributes?: KeyValue[];
   links?: { traceId?: number[]; spanId?: number[] }[];
@@ -228,7 +217,7 @@ function hex(bytes: number[] | undefined): string {
 
 function attributesOf(list: KeyValue[] | undefined): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const { key, value } of list ?? [])
+  for (const { key = '', value } of list ?? [])
     out[key] = value.stringValue ?? value.intValue ?? value.doubleValue ?? value.boolValue;
   return out;
 }
