@@ -8,23 +8,60 @@ const LOOKUP_LIMIT = 5000;
 /**
  * Where the wrong readings are in the database history: a missing reading that is stored was
  * accepted by the hub and lost on its way to the subscriber; one that is not was never accepted.
- * Returns the summary lines and, per msgId, the seqs it is stored under.
+ * Returns the summary lines, per msgId the seqs it is stored under, and the msgIds the throttle may
+ * have replaced by design: the device's next stored reading reached the hub within
+ * `throttleIntervalMs` after it, and the one before within two intervals before it.
  */
 export async function lookUpHistory(
   url: string,
   findings: readonly Finding[],
-): Promise<{ lines: string[]; seqs: Map<string, number[]> }> {
+  throttleIntervalMs: number,
+): Promise<{ lines: string[]; seqs: Map<string, number[]>; nextWithinInterval: Set<string> }> {
   const ids = [...new Set(findings.map((f) => messageId(soakDevice(f.device), f.n)))].slice(0, LOOKUP_LIMIT);
   const seqs = new Map<string, number[]>();
-  if (ids.length === 0) return { lines: [], seqs };
+  const nextWithinInterval = new Set<string>();
+  if (ids.length === 0) return { lines: [], seqs, nextWithinInterval };
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const { rows } = await client.query<{ msg_id: string; seq: string }>(
-      `select data->>'msgId' as msg_id, seq from readings where data->>'msgId' = any($1::text[])`,
+    // With each stored reading, how long after it the device's next stored reading reached the hub,
+    // and how long before it the previous one did.
+    const { rows } = await client.query<{
+      msg_id: string;
+      seq: string;
+      next_ms: number | null;
+      prev_ms: number | null;
+    }>(
+      `select r.data->>'msgId' as msg_id, r.seq,
+         extract(epoch from (n.received_at - r.received_at))::float8 * 1000 as next_ms,
+         extract(epoch from (r.received_at - p.received_at))::float8 * 1000 as prev_ms
+       from readings r
+       left join lateral (
+         select x.received_at from readings x
+         where x.tenant_id = r.tenant_id and x.device_id = r.device_id and x.seq > r.seq
+         order by x.seq limit 1
+       ) n on true
+       left join lateral (
+         select x.received_at from readings x
+         where x.tenant_id = r.tenant_id and x.device_id = r.device_id and x.seq < r.seq
+         order by x.seq desc limit 1
+       ) p on true
+       where r.data->>'msgId' = any($1::text[])`,
       [ids],
     );
-    for (const r of rows) seqs.set(r.msg_id, [...(seqs.get(r.msg_id) ?? []), Number(r.seq)]);
+    for (const r of rows) {
+      seqs.set(r.msg_id, [...(seqs.get(r.msg_id) ?? []), Number(r.seq)]);
+      // The throttle holds a reading back only when the device emitted within the interval before
+      // it (so an earlier reading arrived within two intervals), and replaces it only with one that
+      // arrives before that interval ends.
+      if (
+        r.next_ms !== null &&
+        r.next_ms <= throttleIntervalMs &&
+        r.prev_ms !== null &&
+        r.prev_ms <= 2 * throttleIntervalMs
+      )
+        nextWithinInterval.add(r.msg_id);
+    }
   } finally {
     await client.end();
   }
@@ -39,5 +76,5 @@ export async function lookUpHistory(
       `history, ${kind}: ${looked.length} distinct readings looked up, ${stored.length} stored${twice.length ? `, ${twice.length} stored under two seqs or more (e.g. ${twice[0]}: seq ${seqs.get(twice[0]!)!.join(', ')})` : ''}`,
     );
   }
-  return { lines, seqs };
+  return { lines, seqs, nextWithinInterval };
 }

@@ -29,6 +29,7 @@ import {
   tenantCheck,
   type RssSample,
   type Check,
+  withoutThrottled,
 } from './verdict.js';
 
 const RABBITMQ_URL = 'amqp://guest:guest@127.0.0.1:5672';
@@ -328,23 +329,28 @@ try {
     ),
     inFlight: flights[i]!,
   }));
-  const exactness = exactnessCheck(records, follows, faultName);
+  const counted = exactnessCheck(records, follows, faultName);
   const faultOf = (f: Finding) => {
     const at = records[f.device]!.sentAt[f.n - 1]!;
     const before = faultAround(at);
     return before ? `fault ${done.indexOf(before) + 1} ${before.planned.kind} ${before.target}` : 'before any fault';
   };
-  const history = await lookUpHistory(postgres.url, exactness.findings).catch((err: Error) => ({
+  const history = await lookUpHistory(postgres.url, counted.findings, 1000 / throttlePerSecond).catch((err: Error) => ({
     lines: [`history lookup failed: ${err.message}`],
     seqs: new Map<string, number[]>(),
+    nextWithinInterval: new Set<string>(),
   }));
+  const exactness = withoutThrottled(counted, (f) =>
+    history.nextWithinInterval.has(messageId(soakDevice(f.device), f.n)),
+  );
   exactness.examples.push(...findingsByFault(exactness.findings, faultOf), ...history.lines);
   if (process.env.SOAK_LOGS)
     writeFileSync(
       join(process.env.SOAK_LOGS, 'findings.txt'),
-      exactness.findings
+      counted.findings
         .map(
-          (f) => `${f.line}; history seq ${history.seqs.get(messageId(soakDevice(f.device), f.n))?.join(',') ?? '–'}\n`,
+          (f) =>
+            `${f.line}; history seq ${history.seqs.get(messageId(soakDevice(f.device), f.n))?.join(',') ?? '–'}${exactness.throttled.includes(f) ? '; replaced by the throttle (not judged)' : ''}\n`,
         )
         .join(''),
     );

@@ -26,6 +26,8 @@ export interface Finding {
   device: number;
   n: number;
   line: string;
+  /** Of a missing reading: how many of the device's followers received it. */
+  receivedBy?: number;
 }
 
 /**
@@ -90,13 +92,16 @@ export function exactnessCheck(
     for (let n = 1; n <= device.ackedAt.length; n++) {
       if (!(device.ackedAt[n - 1]! > 0)) continue;
       expected++;
-      if (!seen.has(n))
+      if (!seen.has(n)) {
+        const receivedBy = gotBy.get(f.device)?.get(n) ?? 0;
         find(
           'missing',
           f.device,
           n,
-          `${who}: ${readingName(f.device, n)} acknowledged, never received (${when(n)}; ${gotBy.get(f.device)?.get(n) ?? 0} of the device's ${followers.get(f.device)} followers got it)`,
+          `${who}: ${readingName(f.device, n)} acknowledged, never received (${when(n)}; ${receivedBy} of the device's ${followers.get(f.device)} followers got it)`,
         );
+        findings[findings.length - 1]!.receivedBy = receivedBy;
+      }
     }
   }
   const examples: string[] = [];
@@ -113,6 +118,36 @@ export function exactnessCheck(
     detail: `${checked} subscriber × device pairs, ${expected} readings expected: ${counts.missing} missing, ${counts.duplicated} duplicated, ${counts['out of order']} out of seq order, ${counts['not acknowledged']} never acknowledged`,
     examples,
     findings,
+  };
+}
+
+/**
+ * Takes out of the exactness check the missing readings the throttle replaced by design: the
+ * contract lets a device's newest reading win when two arrive within one throttle interval, and a
+ * device's readings that waited out a fault (its own reconnect, a broker restart) can arrive back
+ * to back however slowly it sends. Such a reading is counted only with all the evidence: no
+ * follower received it, the history stored it (so the hub accepted it), and the device's next
+ * stored reading reached the hub within one interval after it (`conflatable`, from the history).
+ * Everything else stays a finding; the readings taken out are reported, never silently.
+ */
+export function withoutThrottled(
+  check: Check & { findings: Finding[] },
+  conflatable: (f: Finding) => boolean,
+): Check & { findings: Finding[]; throttled: Finding[] } {
+  const throttled = check.findings.filter((f) => f.kind === 'missing' && f.receivedBy === 0 && conflatable(f));
+  if (throttled.length === 0) return { ...check, throttled };
+  const findings = check.findings.filter((f) => !throttled.includes(f));
+  const distinct = new Set(throttled.map((f) => readingName(f.device, f.n)));
+  return {
+    ...check,
+    ok: findings.length === 0,
+    detail: `${check.detail}; of the missing, ${throttled.length} (${distinct.size} distinct readings) replaced by the throttle by design, not judged`,
+    examples: [
+      ...check.examples.filter((line) => !throttled.some((t) => t.line === line)),
+      `replaced by the throttle (the device's next reading reached the hub within one interval; no follower got it; stored): ${[...distinct].slice(0, EXAMPLES_PER_KIND).join(', ')}`,
+    ],
+    findings,
+    throttled,
   };
 }
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { DeviceRecord } from '../../bench/processes/soak-fleet.js';
 import type { FollowRecord } from '../../bench/processes/soak-subscribers.js';
 import { FAULT_KINDS, faultSchedule } from '../../bench/soak/schedule.js';
-import { exactnessCheck, rssCheck } from '../../bench/soak/verdict.js';
+import { exactnessCheck, rssCheck, withoutThrottled } from '../../bench/soak/verdict.js';
 import { recoverySeconds } from '../../bench/soak/readiness.js';
 
 /**
@@ -52,6 +52,35 @@ describe('soak verdict', () => {
     const c = check(follow([1, 2, 3, 4], [1, 2, 3, 4]));
     expect(c.findings.map((f) => [f.kind, f.n])).toEqual([['not acknowledged', 3]]);
     expect(c.examples[0]).toContain('socket.io subscriber 7: soak-a/dev-0000/3');
+  });
+
+  it('takes out only a missing reading the throttle replaced by design, and says so', () => {
+    // Two followers of device 0; reading 2 reached neither, reading 4 reached one of them.
+    const a = follow([1], [1]);
+    const b = { ...follow([1, 4], [1, 3]), subscriber: 8 };
+    const counted = exactnessCheck(fleet, [a, b], () => 'before any fault');
+    expect(counted.findings.map((f) => f.n)).toEqual([2, 4, 2]);
+
+    // The history says both 2 and 4 had the device's next reading within one interval.
+    const c = withoutThrottled(counted, () => true);
+    expect(c.throttled.map((f) => f.n)).toEqual([2, 2]);
+    // Reading 4 reached a follower, so the throttle did not replace it: still a finding.
+    expect(c.findings.map((f) => f.n)).toEqual([4]);
+    expect(c.ok).toBe(false);
+    expect(c.detail).toContain('2 (1 distinct readings) replaced by the throttle by design, not judged');
+    expect(c.examples.join('\n')).toContain('replaced by the throttle');
+
+    // Without that evidence in the history, nothing is taken out.
+    const none = withoutThrottled(counted, () => false);
+    expect(none.findings).toHaveLength(3);
+    expect(none.ok).toBe(false);
+
+    // A run whose only missing readings were replaced by the throttle passes.
+    const only = withoutThrottled(
+      exactnessCheck(fleet, [a, { ...a, subscriber: 8 }], () => 'x'),
+      (f) => f.n === 2 || f.n === 4,
+    );
+    expect(only.ok).toBe(true);
   });
 
   it('compares RSS floors per role and leaves out a young process', () => {
