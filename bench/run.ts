@@ -7,7 +7,16 @@ import { renderMarkdown, renderText, type Table } from './harness/table.js';
 import { runFanoutCase, type Broker, type FanoutCase } from './scenarios/fanout.js';
 import { combineFanout, combineHttp, combineIngest, combineMemory } from './combine.js';
 import { prepareDatabaseTemplate } from './harness/database-template.js';
-import { allocationTable, fanoutTable, goalsTable, httpTable, ingestTable, memoryTable } from './report.js';
+import {
+  allocationTable,
+  densityTable,
+  fanoutTable,
+  goalsTable,
+  httpTable,
+  ingestTable,
+  memoryTable,
+} from './report.js';
+import { runDensity, type DensityResult, type DensityTarget } from './scenarios/density.js';
 import { cacheTable, runCache } from './scenarios/cache.js';
 import { historyTables, runHistoryIngest, runSeriesEngines } from './scenarios/history.js';
 import { healthTables, runHealthUnderIngest, runIdleRss, type HealthUnderIngest } from './scenarios/history-health.js';
@@ -20,7 +29,7 @@ import { prepareUws } from './harness/uws-package.js';
 import { CLUSTER_LAYOUTS, clusterTable, runClusterCase, type ClusterCase } from './scenarios/cluster.js';
 import { writeResultsJson, type RunResults } from './results-json.js';
 
-const BENCH_USAGE = `usage: npm run bench -- [--quick] [--only=fanout,memory,http,ingest,inprocess,history,history-health,cache,cluster]
+const BENCH_USAGE = `usage: npm run bench -- [--quick] [--only=fanout,memory,density,http,ingest,inprocess,history,history-health,cache,cluster]
                           [--targets=hub-wps,ws-frame,...] [--sizes=1000,...] [--brokers=mosquitto,embedded]
                           [--layouts=1,2,...] [--fixed-only] [--repeat=3] [--markdown] [--json=results.json]
 
@@ -47,7 +56,7 @@ const { values: args } = commandLine({
 });
 const flag = (name: 'only' | 'targets' | 'sizes' | 'brokers' | 'layouts' | 'repeat' | 'json') => args[name];
 const opts = benchOptions(args.quick === true);
-const only = new Set((flag('only') ?? 'fanout,memory,http,ingest,inprocess,history,cache,cluster').split(','));
+const only = new Set((flag('only') ?? 'fanout,memory,density,http,ingest,inprocess,history,cache,cluster').split(','));
 const onlyTargets = flag('targets')?.split(',');
 const onlyBrokers = flag('brokers')?.split(',');
 if (flag('sizes')) opts.fanoutSizes = flag('sizes')!.split(',').map(Number);
@@ -73,9 +82,10 @@ console.log(
     : `Mosquitto: NOT reachable at ${BENCH.mosquittoUrl}; using the embedded broker only`,
 );
 
-// The µWebSockets anchor is fetched on first use (fan-out and memory only), or left out with a note.
+// The µWebSockets anchor is fetched on first use (fan-out, memory and density only), or left out with a note.
 const uwsWanted =
-  (only.has('fanout') || only.has('memory')) && (onlyTargets === undefined || onlyTargets.includes('uws'));
+  (only.has('fanout') || only.has('memory') || only.has('density')) &&
+  (onlyTargets === undefined || onlyTargets.includes('uws'));
 const uwsMissing = uwsWanted ? await prepareUws() : undefined;
 if (uwsMissing) console.log(uwsMissing);
 const wanted = (t: Target) =>
@@ -162,6 +172,22 @@ if (only.has('memory')) {
   }
   memory.push(...runs.map(combineMemory));
   show(memoryTable(opts, memory));
+}
+
+// Connection density (issue 29 item 3): once, not repeated; it is a capacity, not a rate.
+const density: DensityResult[] = [];
+if (only.has('density')) {
+  const targets: DensityTarget[] = ['hub', 'ws-frame', 'uws'];
+  for (const target of targets.filter((t) => t === 'hub' || wanted(TARGETS[t]))) {
+    const t0 = Date.now();
+    const r = await runDensity(opts, mosquittoUp ? mosquitto : embedded, target);
+    if (r.held === 0) failures++;
+    console.log(
+      `density ${r.label}: held ${r.held}/${r.asked}${r.error ? `; ${r.error}` : ''} (${((Date.now() - t0) / 1000).toFixed(0)} s)`,
+    );
+    density.push(r);
+  }
+  show(densityTable(opts, density));
 }
 
 const http: HttpResult[] = [];
@@ -259,7 +285,11 @@ if (only.has('cluster')) {
 }
 
 show(
-  goalsTable(opts, { fanout, memory, http, ingest, historyIngest: historyRun?.ingest, health: healthRun }, uwsMissing),
+  goalsTable(
+    opts,
+    { fanout, memory, http, ingest, historyIngest: historyRun?.ingest, health: healthRun, density },
+    uwsMissing,
+  ),
 );
 console.log(
   `\ntotal ${((Date.now() - started) / 1000).toFixed(0)} s${failures ? `; ${failures} scenario(s) could not run` : ''}`,

@@ -30,6 +30,22 @@ export class Histogram {
     this.#max = 0;
   }
 
+  /** The non-empty buckets as `[index, count]` pairs and the max: small enough to cross IPC. */
+  sparse(): { buckets: [number, number][]; max: number } {
+    const buckets: [number, number][] = [];
+    for (let i = 0; i < this.#buckets.length; i++) if (this.#buckets[i]! > 0) buckets.push([i, this.#buckets[i]!]);
+    return { buckets, max: this.#max };
+  }
+
+  /** Adds another process's samples (its `sparse()`), so several processes' latencies make one distribution. */
+  merge(other: { buckets: [number, number][]; max: number }): void {
+    for (const [i, n] of other.buckets) {
+      this.#buckets[i]! += n;
+      this.#count += n;
+    }
+    if (other.max > this.#max) this.#max = other.max;
+  }
+
   summary(): LatencySummary {
     return { count: this.#count, p50: this.percentile(0.5), p99: this.percentile(0.99), max: this.#max };
   }
@@ -40,7 +56,8 @@ export class Histogram {
     let seen = 0;
     for (let i = 0; i < this.#buckets.length; i++) {
       seen += this.#buckets[i]!;
-      if (seen >= target) return (i + 1) * Histogram.BUCKET_MS;
+      // A bucket's upper edge, but never above the largest sample (the top bucket holds it).
+      if (seen >= target) return Math.min((i + 1) * Histogram.BUCKET_MS, this.#max);
     }
     return this.#max;
   }

@@ -32,6 +32,10 @@ export interface BenchOptions {
   ingestRamp: RampOptions;
   ingestDevices: number;
   ingestWindowMs: number;
+  /** Idle subscribers one server holds in the density scenario, from how many client processes, and the big group's members among them. */
+  densityConnections: number;
+  densityProcesses: number;
+  densityHot: number;
 }
 
 export function benchOptions(quick: boolean): BenchOptions {
@@ -55,6 +59,9 @@ export function benchOptions(quick: boolean): BenchOptions {
       ingestRamp: { cap: 4000, coarseFactor: 2, fineFactor: 2 },
       ingestDevices: 100,
       ingestWindowMs: 700,
+      densityConnections: 200,
+      densityProcesses: 2,
+      densityHot: 50,
     };
   }
   return {
@@ -77,6 +84,9 @@ export function benchOptions(quick: boolean): BenchOptions {
     ingestRamp: { cap: 1_000_000, coarseFactor: 2, fineFactor: 1.1 },
     ingestDevices: 1000,
     ingestWindowMs: 2500,
+    densityConnections: 100_000,
+    densityProcesses: 10,
+    densityHot: 10_000,
   };
 }
 

@@ -109,4 +109,11 @@ serveParent({
     return published;
   },
   count: () => ({ count: published, at: performance.now() }),
+  /** One reading now, beside the paced rate (the density scenario sends one at a time to its big group). */
+  once: () => {
+    const k = published++;
+    if (prebuilt !== undefined) prebuilt.publish(1, benchClock());
+    else clientFor(k).publish(topics[k % topics.length]!, readingPayload(benchClock(), k), { qos: args.qos ?? 0 });
+    return published;
+  },
 });

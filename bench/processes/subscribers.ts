@@ -13,6 +13,10 @@ interface SubscribersArgs {
   url: string;
   n: number;
   groups: number;
+  /** The first `hot` subscribers all join group 0, the others groups 1 … groups−1 (the density scenario's big group). */
+  hot?: number;
+  /** Source address of every connection (127.0.0.x): one address has only ~28k ports towards one server port. */
+  localAddress?: string;
 }
 
 /**
@@ -44,8 +48,14 @@ function onReading(data: Buffer): boolean {
   return true;
 }
 
+/** Subscriber i's group. */
+function groupOf(i: number): number {
+  if (args.hot === undefined) return i % args.groups;
+  return i < args.hot ? 0 : 1 + ((i - args.hot) % (args.groups - 1));
+}
+
 async function urlFor(i: number, tokens: Map<number, string>): Promise<{ url: string; protocols?: string[] }> {
-  const g = i % args.groups;
+  const g = groupOf(i);
   const device = deviceId(g);
   switch (args.kind) {
     case 'wps': {
@@ -74,8 +84,11 @@ async function urlFor(i: number, tokens: Map<number, string>): Promise<{ url: st
 /** Opens subscriber i; resolves once it is in its group (the server said so), rejects otherwise. */
 async function connectOne(i: number, tokens: Map<number, string>, userToken: string): Promise<void> {
   const { url, protocols } = await urlFor(i, tokens);
-  const device = deviceId(i % args.groups);
-  const ws = new WebSocket(url, protocols, { perMessageDeflate: false });
+  const device = deviceId(groupOf(i));
+  const ws = new WebSocket(url, protocols, {
+    perMessageDeflate: false,
+    ...(args.localAddress ? { localAddress: args.localAddress } : {}),
+  });
   sockets.push(ws);
   await new Promise<void>((resolve, reject) => {
     let ready = false;
@@ -171,7 +184,13 @@ serveParent({
     received = 0;
     resetAt = performance.now();
   },
-  report: () => ({ received, closed, latency: histogram.summary(), seconds: (performance.now() - resetAt) / 1000 }),
+  report: () => ({
+    received,
+    closed,
+    latency: histogram.summary(),
+    histogram: histogram.sparse(),
+    seconds: (performance.now() - resetAt) / 1000,
+  }),
   close: () => {
     for (const ws of sockets) ws.terminate();
     sockets.length = 0;
