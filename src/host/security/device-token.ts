@@ -1,4 +1,5 @@
 import { SignJWT, jwtVerify } from 'jose';
+import { hs256Key } from './hs256-key.js';
 import { isValidId } from '../ids.js';
 import { systemClock } from '../clock.js';
 
@@ -42,7 +43,7 @@ export async function signDeviceToken(options: SignDeviceTokenOptions): Promise<
     .setAudience(DEVICE_TOKEN_AUDIENCE)
     .setIssuedAt(iat);
   if (expiresInSeconds !== undefined) jwt.setExpirationTime(iat + expiresInSeconds);
-  return jwt.sign(deviceKeyBytes(options.key));
+  return jwt.sign(await hs256Key(deviceKey(options.key)));
 }
 
 /** Verifies device tokens with one key. Never throws: a refused token is null. */
@@ -50,11 +51,11 @@ export function createDeviceTokenVerifier(
   key: string,
   now: () => number = systemClock.now,
 ): (token: string) => Promise<DeviceIdentity | null> {
-  const bytes = deviceKeyBytes(key);
+  const signingKey = hs256Key(deviceKey(key));
   return async (token) => {
     if (typeof token !== 'string' || token.length === 0 || token.length > MAX_TOKEN_LENGTH) return null;
     try {
-      const { payload } = await jwtVerify(token, bytes, {
+      const { payload } = await jwtVerify(token, await signingKey, {
         algorithms: ['HS256'],
         audience: DEVICE_TOKEN_AUDIENCE,
         currentDate: new Date(now()),
@@ -69,9 +70,9 @@ export function createDeviceTokenVerifier(
   };
 }
 
-function deviceKeyBytes(key: string): Uint8Array {
-  const bytes = new TextEncoder().encode(key);
-  if (bytes.length < MIN_KEY_BYTES)
+/** The key, once it is long enough to sign with. */
+function deviceKey(key: string): string {
+  if (new TextEncoder().encode(key).length < MIN_KEY_BYTES)
     throw new RangeError(`Ingestion:Mqtt:DeviceKey must be at least ${MIN_KEY_BYTES} bytes`);
-  return bytes;
+  return key;
 }

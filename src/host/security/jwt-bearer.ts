@@ -1,4 +1,5 @@
 import { SignJWT, createRemoteJWKSet, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import { hs256Key } from './hs256-key.js';
 import { principalFromFields, type Principal, type PrincipalFieldError } from './principal.js';
 import { isLoopbackHost } from '../loopback-host.js';
 import { systemClock } from '../clock.js';
@@ -62,7 +63,7 @@ export function createJwtVerifier(options: JwtVerifierOptions): JwtVerifier {
       }
       let payload: JWTPayload;
       try {
-        ({ payload } = await jwtVerify(token, key, {
+        const checks = {
           algorithms,
           issuer,
           audience,
@@ -70,7 +71,9 @@ export function createJwtVerifier(options: JwtVerifierOptions): JwtVerifier {
           currentDate: new Date(now()),
           // A user token without expiry would be valid forever once leaked.
           requiredClaims: ['exp'],
-        }));
+        };
+        ({ payload } =
+          typeof key === 'function' ? await jwtVerify(token, key, checks) : await jwtVerify(token, await key, checks));
       } catch (err) {
         return { ok: false, reason: reasonFor(err) };
       }
@@ -111,15 +114,15 @@ export async function signUserToken(options: SignUserTokenOptions): Promise<stri
     .setAudience(audience)
     .setIssuedAt(iat)
     .setExpirationTime(iat + expiresInSeconds)
-    .sign(secretKey(secret));
+    .sign(await hs256Key(secretKey(secret)));
 }
 
-function resolveKey(options: JwtVerifierOptions): { key: Uint8Array | JWTVerifyGetKey; algorithms: string[] } {
+function resolveKey(options: JwtVerifierOptions): { key: Promise<CryptoKey> | JWTVerifyGetKey; algorithms: string[] } {
   const { secret, jwksUri } = options;
   if ((secret === undefined) === (jwksUri === undefined)) {
     throw new TypeError('configure exactly one of Auth:Jwt:Secret and Auth:Jwt:JwksUri');
   }
-  if (secret !== undefined) return { key: secretKey(secret), algorithms: HMAC_ALGORITHMS };
+  if (secret !== undefined) return { key: hs256Key(secretKey(secret)), algorithms: HMAC_ALGORITHMS };
   const url = new URL(jwksUri!);
   // Keys fetched over plain HTTP from another machine could be swapped by anyone on the path.
   if (url.protocol !== 'https:' && !isLoopbackHost(url.hostname)) {
@@ -128,12 +131,12 @@ function resolveKey(options: JwtVerifierOptions): { key: Uint8Array | JWTVerifyG
   return { key: createRemoteJWKSet(url), algorithms: ASYMMETRIC_ALGORITHMS };
 }
 
-function secretKey(secret: string): Uint8Array {
-  const bytes = new TextEncoder().encode(secret);
-  if (bytes.length < MIN_SECRET_BYTES) {
+/** The secret, once it is long enough to sign with. */
+function secretKey(secret: string): string {
+  if (new TextEncoder().encode(secret).length < MIN_SECRET_BYTES) {
     throw new RangeError(`Auth:Jwt:Secret must be at least ${MIN_SECRET_BYTES} bytes`);
   }
-  return bytes;
+  return secret;
 }
 
 function reasonFor(err: unknown): JwtRejectReason {

@@ -1,4 +1,5 @@
 import { SignJWT, errors, jwtVerify, type JWTPayload } from 'jose';
+import { hs256Key } from '../../host/security/hs256-key.js';
 import { audienceMatches } from './audience.js';
 import { systemClock } from '../../host/clock.js';
 
@@ -58,7 +59,7 @@ export async function mintClientAccessToken(options: MintClientTokenOptions): Pr
     .setIssuedAt()
     .setExpirationTime(Math.floor(systemClock.now() / 1000) + (options.expiresInSeconds ?? 3600));
   if (options.userId !== undefined) jwt.setSubject(options.userId);
-  return jwt.sign(keyBytes(options.accessKey));
+  return jwt.sign(await hs256Key(options.accessKey));
 }
 
 /** Verifies a client access token against the accepted audiences (see clientAudiences). */
@@ -109,7 +110,8 @@ async function verifyHs256(
 ): Promise<VerifyResult<JWTPayload>> {
   if (token === undefined || token === '') return { ok: false, reason: 'missing' };
   try {
-    const { payload } = await jwtVerify(token, keyBytes(accessKey), {
+    // The service signs with the key's UTF-8 bytes (jsonwebtoken with a string secret).
+    const { payload } = await jwtVerify(token, await hs256Key(accessKey), {
       algorithms: ['HS256'],
       requiredClaims: ['exp', 'aud'],
       clockTolerance: CLOCK_TOLERANCE_SECONDS,
@@ -119,11 +121,6 @@ async function verifyHs256(
   } catch (err) {
     return { ok: false, reason: err instanceof errors.JWTExpired ? 'expired' : 'invalid' };
   }
-}
-
-/** The service signs with the key's UTF-8 bytes (jsonwebtoken with a string secret). */
-function keyBytes(accessKey: string): Uint8Array {
-  return new TextEncoder().encode(accessKey);
 }
 
 function stringList(value: unknown): string[] {
