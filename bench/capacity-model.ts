@@ -104,8 +104,10 @@ export function costsOf(results: BenchResults): Costs {
     const r = results.memory.find((m) => m.server === t && !m.error);
     return Math.max(need(r?.rssMbPer1000, `idle memory row for ${t}`), r?.heapMbPer1000 ?? 0) / 1000;
   };
-  const off = row(results.history.ingest, 'hub ingestion, history off');
-  const pg = row(results.history.ingest, 'hub ingestion, history on (PostgreSQL)');
+  // By what the row measures, not its whole label: the history rows now name their QoS too.
+  const history = (suffix: string) => results.history.ingest.find((r) => r.label.endsWith(suffix) && !r.error);
+  const off = history('history off');
+  const pg = history('history on (PostgreSQL)');
   const storeUs =
     need(pg?.cpuUsPerReading, 'history on (PostgreSQL) row') - need(off?.cpuUsPerReading, 'history off row');
   // A writer that stored everything kept up with the row's max; one that refused readings is known

@@ -205,7 +205,7 @@ async function raiseFileLimit(child: BenchChild): Promise<boolean> {
     return true;
   } catch (err) {
     const said = String((err as { stderr?: string }).stderr ?? '').trim();
-    raisedNote = `prlimit: ${said || (err as Error).message.split('\n')[0]}`;
+    raisedNote = said.startsWith('prlimit:') ? said : `prlimit: ${said || (err as Error).message.split('\n')[0]}`;
     return false;
   }
 }
