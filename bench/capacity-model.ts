@@ -161,11 +161,13 @@ export function plan(costs: Costs, fleet: Fleet, transport: Transport, a: Assump
     const cpuUs =
       deliveredPerSecond * costs.deliverUs[transport] + readingsPerSecond * instancesPerReading * costs.backplaneUs;
     const nextInstances = Math.max(1, Math.ceil(cpuUs / budgetUs(a)));
-    // Redis per reading: one `seq`, one publish, one delivery per instance reached; its cost per
-    // message is taken as the backplane's (docs/capacity.md: a proxy, not redis-server's own CPU).
+    // Redis per reading: one publish (its fenced script records the group's seq in the same call)
+    // and one delivery per instance reached; `seq` comes in blocks of 100 per device, one call per
+    // hundred readings, left out. Its cost per message is taken as the backplane's
+    // (docs/capacity.md: a proxy, not redis-server's own CPU).
     cellsForRedis = Math.max(
       1,
-      Math.ceil((readingsPerSecond * (2 + instancesPerReading) * costs.backplaneUs) / budgetUs(a)),
+      Math.ceil((readingsPerSecond * (1 + instancesPerReading) * costs.backplaneUs) / budgetUs(a)),
     );
     const nextCells = Math.max(cellsForIngest, cellsForRedis);
     if (nextInstances === instancesForCpu && nextCells === cells) break;

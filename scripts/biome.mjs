@@ -16,17 +16,34 @@ const lockfile = join(dir, 'package-lock.json');
 const marker = join(dir, 'node_modules', '.installed-from');
 const bin = join(dir, 'node_modules', '@biomejs', 'biome', 'bin', 'biome');
 
-const wanted = createHash('sha256').update(readFileSync(lockfile)).digest('hex');
+// The platform too: a checkout shared between two systems (a bind mount into a container) needs
+// the other system's build.
+const wanted = createHash('sha256')
+  .update(readFileSync(lockfile))
+  .update(`${process.platform}-${process.arch}-${process.report?.getReport().header.glibcVersionRuntime ?? 'musl'}`)
+  .digest('hex');
 if (!existsSync(bin) || !existsSync(marker) || readFileSync(marker, 'utf8') !== wanted) {
   process.stderr.write('installing Biome from scripts/biome/package-lock.json (first run, or the pin changed)\n');
   // Under `npm run`, npm_execpath is the npm that runs us; otherwise the one on PATH.
   const npm = process.env.npm_execpath;
-  const [cmd, args] = npm?.endsWith('.js') ? [process.execPath, [npm]] : ['npm', []];
+  const viaNode = npm?.endsWith('.js') === true;
   const installed = spawnSync(
-    cmd,
-    [...args, 'ci', '--prefix', dir, '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error'],
-    // stdout to stderr: `npm run -s lint` prints Biome's findings only.
-    { stdio: ['ignore', 2, 2], shell: process.platform === 'win32' },
+    viaNode ? process.execPath : 'npm',
+    [
+      ...(viaNode ? [npm] : []),
+      'ci',
+      '--prefix',
+      dir,
+      // Biome is this folder's dev dependency: installed even where NODE_ENV=production omits those.
+      '--include=dev',
+      '--no-audit',
+      '--no-fund',
+      '--ignore-scripts',
+      '--loglevel=error',
+    ],
+    // stdout to stderr: `npm run -s lint` prints Biome's findings only. A shell only to find npm.cmd
+    // on Windows (node.exe itself runs without one, whatever spaces its path holds).
+    { stdio: ['ignore', 2, 2], shell: !viaNode && process.platform === 'win32' },
   );
   if (installed.status !== 0 || !existsSync(bin)) {
     process.stderr.write('Biome could not be installed (npm ci in scripts/biome failed; see above)\n');

@@ -340,8 +340,8 @@ try {
     seqs: new Map<string, number[]>(),
     nextWithinInterval: new Set<string>(),
   }));
-  const exactness = withoutThrottled(counted, (f) =>
-    history.nextWithinInterval.has(messageId(soakDevice(f.device), f.n)),
+  const exactness = withoutThrottled(counted, (device, n) =>
+    history.nextWithinInterval.has(messageId(soakDevice(device), n)),
   );
   exactness.examples.push(...findingsByFault(exactness.findings, faultOf), ...history.lines);
   if (process.env.SOAK_LOGS)

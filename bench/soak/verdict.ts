@@ -28,6 +28,8 @@ export interface Finding {
   line: string;
   /** Of a missing reading: how many of the device's followers received it. */
   receivedBy?: number;
+  /** Of a missing reading: the device's next reading that some follower received, if any. */
+  nextReceived?: number;
 }
 
 /**
@@ -100,18 +102,17 @@ export function exactnessCheck(
           n,
           `${who}: ${readingName(f.device, n)} acknowledged, never received (${when(n)}; ${receivedBy} of the device's ${followers.get(f.device)} followers got it)`,
         );
-        findings[findings.length - 1]!.receivedBy = receivedBy;
+        const got = gotBy.get(f.device);
+        let next = n + 1;
+        while (next <= device.sentAt.length && !((got?.get(next) ?? 0) > 0)) next++;
+        Object.assign(findings[findings.length - 1]!, {
+          receivedBy,
+          ...(next <= device.sentAt.length ? { nextReceived: next } : {}),
+        });
       }
     }
   }
-  const examples: string[] = [];
-  for (const kind of Object.keys(counts) as Finding['kind'][])
-    examples.push(
-      ...findings
-        .filter((x) => x.kind === kind)
-        .slice(0, EXAMPLES_PER_KIND)
-        .map((x) => x.line),
-    );
+  const examples = examplesOf(findings);
   return {
     name: 'exactly the acknowledged QoS 1 readings, once, in seq order',
     ok: findings.length === 0,
@@ -121,20 +122,39 @@ export function exactnessCheck(
   };
 }
 
+/** Up to EXAMPLES_PER_KIND lines per kind of finding. */
+function examplesOf(findings: readonly Finding[]): string[] {
+  const kinds: Finding['kind'][] = ['missing', 'duplicated', 'out of order', 'not acknowledged'];
+  return kinds.flatMap((kind) =>
+    findings
+      .filter((x) => x.kind === kind)
+      .slice(0, EXAMPLES_PER_KIND)
+      .map((x) => x.line),
+  );
+}
+
 /**
  * Takes out of the exactness check the missing readings the throttle replaced by design: the
  * contract lets a device's newest reading win when two arrive within one throttle interval, and a
  * device's readings that waited out a fault (its own reconnect, a broker restart) can arrive back
  * to back however slowly it sends. Such a reading is counted only with all the evidence: no
- * follower received it, the history stored it (so the hub accepted it), and the device's next
- * stored reading reached the hub within one interval after it (`conflatable`, from the history).
+ * follower received it, the history stored it (so the hub accepted it), the device's next stored
+ * reading reached the hub within one interval after it (`conflatable`, from the history), and a
+ * later reading, with only such readings between, reached the followers (the one that won).
  * Everything else stays a finding; the readings taken out are reported, never silently.
  */
 export function withoutThrottled(
   check: Check & { findings: Finding[] },
-  conflatable: (f: Finding) => boolean,
+  conflatable: (device: number, n: number) => boolean,
 ): Check & { findings: Finding[]; throttled: Finding[] } {
-  const throttled = check.findings.filter((f) => f.kind === 'missing' && f.receivedBy === 0 && conflatable(f));
+  // The reading that replaced it must have reached the followers, with every reading between the
+  // two replaced the same way: a burst the throttle thinned, not a reading lost alone inside one.
+  const replaced = (f: Finding) => {
+    if (f.kind !== 'missing' || f.receivedBy !== 0 || f.nextReceived === undefined) return false;
+    for (let k = f.n; k < f.nextReceived; k++) if (!conflatable(f.device, k)) return false;
+    return true;
+  };
+  const throttled = check.findings.filter(replaced);
   if (throttled.length === 0) return { ...check, throttled };
   const findings = check.findings.filter((f) => !throttled.includes(f));
   const distinct = new Set(throttled.map((f) => readingName(f.device, f.n)));
@@ -143,8 +163,8 @@ export function withoutThrottled(
     ok: findings.length === 0,
     detail: `${check.detail}; of the missing, ${throttled.length} (${distinct.size} distinct readings) replaced by the throttle by design, not judged`,
     examples: [
-      ...check.examples.filter((line) => !throttled.some((t) => t.line === line)),
-      `replaced by the throttle (the device's next reading reached the hub within one interval; no follower got it; stored): ${[...distinct].slice(0, EXAMPLES_PER_KIND).join(', ')}`,
+      ...examplesOf(findings),
+      `replaced by the throttle (no follower got it; stored; the newer reading that replaced it reached the hub within one interval and the followers): ${[...distinct].slice(0, EXAMPLES_PER_KIND).join(', ')}`,
     ],
     findings,
     throttled,

@@ -385,8 +385,8 @@ let requests: OtlpRequests | undefined;
 /**
  * Parsed on first use, so importing this module costs nothing until something is received. Decoding
  * follows proto3 implicit presence: a plain scalar or enum at its default (`0`, `''`, `false`, the
- * first enum value) comes back absent even when the sender wrote it, so readers default it themselves;
- * oneof members (AnyValue, a data point's value) and `optional` fields keep a zero they were sent.
+ * first enum value) is not sent by a proto3 encoder, so it comes back absent and readers default it
+ * themselves; oneof members (AnyValue, a data point's value) and `optional` fields keep a zero.
  */
 export function otlpRequests(): OtlpRequests {
   if (requests === undefined) {

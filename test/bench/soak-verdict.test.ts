@@ -55,31 +55,38 @@ describe('soak verdict', () => {
   });
 
   it('takes out only a missing reading the throttle replaced by design, and says so', () => {
-    // Two followers of device 0; reading 2 reached neither, reading 4 reached one of them.
+    // Two followers of device 0; reading 2 reached neither, reading 4 (the newer) reached one of them.
     const a = follow([1], [1]);
     const b = { ...follow([1, 4], [1, 3]), subscriber: 8 };
     const counted = exactnessCheck(fleet, [a, b], () => 'before any fault');
     expect(counted.findings.map((f) => f.n)).toEqual([2, 4, 2]);
 
-    // The history says both 2 and 4 had the device's next reading within one interval.
+    // The history says every reading had the device's next reading within one interval.
     const c = withoutThrottled(counted, () => true);
     expect(c.throttled.map((f) => f.n)).toEqual([2, 2]);
-    // Reading 4 reached a follower, so the throttle did not replace it: still a finding.
+    // Reading 4 reached a follower, so the throttle did not replace it: still a finding, and named.
     expect(c.findings.map((f) => f.n)).toEqual([4]);
     expect(c.ok).toBe(false);
     expect(c.detail).toContain('2 (1 distinct readings) replaced by the throttle by design, not judged');
+    expect(c.examples[0]).toContain('soak-a/dev-0000/4');
     expect(c.examples.join('\n')).toContain('replaced by the throttle');
 
-    // Without that evidence in the history, nothing is taken out.
-    const none = withoutThrottled(counted, () => false);
-    expect(none.findings).toHaveLength(3);
-    expect(none.ok).toBe(false);
+    // Without that evidence in the history, nothing is taken out; nor when a reading between it and
+    // the one that reached the followers (3) was not replaced the same way.
+    expect(withoutThrottled(counted, () => false).findings).toHaveLength(3);
+    expect(withoutThrottled(counted, (_device, n) => n !== 3).throttled).toEqual([]);
+
+    // Nor without a newer reading that reached the followers: nothing replaced it.
+    const lastLost = exactnessCheck(fleet, [follow([1, 2], [1, 2])], () => 'x');
+    expect(lastLost.findings.map((f) => f.n)).toEqual([4]);
+    expect(withoutThrottled(lastLost, () => true).ok).toBe(false);
 
     // A run whose only missing readings were replaced by the throttle passes.
     const only = withoutThrottled(
-      exactnessCheck(fleet, [a, { ...a, subscriber: 8 }], () => 'x'),
-      (f) => f.n === 2 || f.n === 4,
+      exactnessCheck(fleet, [b, { ...b, subscriber: 9 }], () => 'x'),
+      () => true,
     );
+    expect(only.throttled).toHaveLength(2);
     expect(only.ok).toBe(true);
   });
 
