@@ -7,6 +7,7 @@ import { Histogram, type LatencySummary } from '../harness/histogram.js';
 import { sleep, type BenchOptions } from '../harness/options.js';
 import type { SubscriberKind } from '../harness/bench-config.js';
 import { publisherCredentials, type Broker } from './fanout.js';
+import { watchReadiness } from '../soak/readiness.js';
 import { serverExecArgv, TARGETS, type Target } from './targets.js';
 
 const run = promisify(execFile);
@@ -30,7 +31,7 @@ export interface DensityResult {
   readings?: number;
   /** Members of the big group the readings reached (on average per reading). */
   hotMembers?: number;
-  /** /health/ready polls that did not answer 200 during the run (the hub only). */
+  /** /health/ready polls (every second, 2 s to answer) that did not answer 200 during the run (the hub only). */
   notReady?: number;
   readyPolls?: number;
   /** What stopped it short of `asked`, or why it could not run. */
@@ -78,7 +79,7 @@ export async function runDensity(opts: BenchOptions, broker: Broker, target: Den
       const limit = raised ? NOFILE : fileLimitOf(server.pid);
       const reachable = Math.min(asked, limit - 1000);
       const url = server.ready.url as string;
-      const readiness = target === 'hub' ? pollReadiness(url) : undefined;
+      const readiness = target === 'hub' ? watchReadiness([{ url }], 1000) : undefined;
       try {
         const kinds: SubscriberKind[] =
           target === 'hub' ? Array.from({ length: processes }, (_, p) => (p % 2 === 0 ? 'hub-sio' : 'wps')) : ['ws'];
@@ -186,8 +187,11 @@ export async function runDensity(opts: BenchOptions, broker: Broker, target: Den
         result.readings = readings;
         result.hotMembers = Math.round(all.summary().count / readings);
       } finally {
-        const polls = await readiness?.stop();
-        if (polls) [result.readyPolls, result.notReady] = [polls.polls, polls.failed];
+        if (readiness) {
+          await readiness.stop();
+          const polls = readiness.samples[0]!;
+          [result.readyPolls, result.notReady] = [polls.length, polls.filter((p) => !p.ok).length];
+        }
       }
     });
   } catch (err) {
@@ -221,30 +225,4 @@ function fileLimitOf(pid: number): number {
   } catch {
     return NOFILE;
   }
-}
-
-/** Polls `/health/ready` every second until stopped; counts the polls that did not answer 200 within 1 s. */
-function pollReadiness(url: string): { stop(): Promise<{ polls: number; failed: number }> } {
-  let polls = 0;
-  let failed = 0;
-  let running = true;
-  const loop = (async () => {
-    while (running) {
-      const t0 = Date.now();
-      polls++;
-      const ok = await fetch(`${url}/health/ready`, { signal: AbortSignal.timeout(1000) }).then(
-        (r) => r.status === 200,
-        () => false,
-      );
-      if (!ok) failed++;
-      await sleep(Math.max(0, 1000 - (Date.now() - t0)));
-    }
-  })();
-  return {
-    async stop() {
-      running = false;
-      await loop;
-      return { polls, failed };
-    },
-  };
 }

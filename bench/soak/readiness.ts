@@ -1,5 +1,3 @@
-import type { HubSlot } from './hubs.js';
-
 /** One readiness poll: when it was sent and answered or timed out (ms, epoch), and whether `/health/ready` answered 200. */
 export interface ReadySample {
   at: number;
@@ -9,9 +7,10 @@ export interface ReadySample {
 
 /**
  * Polls every instance's `/health/ready` every `everyMs` (a stopped or dead process counts as not
- * ready once the poll times out), keeping every answer for the recovery times.
+ * ready once the poll times out), keeping every answer for the recovery times. The soak's hubs, and
+ * the bench's density scenario's one.
  */
-export function watchReadiness(slots: readonly HubSlot[], everyMs = 500) {
+export function watchReadiness(slots: readonly { readonly url: string }[], everyMs = 500) {
   const samples: ReadySample[][] = slots.map(() => []);
   const latest: boolean[] = slots.map(() => false);
   let stopped = false;

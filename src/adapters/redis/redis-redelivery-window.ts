@@ -32,8 +32,9 @@ return 0`;
  * reached the cluster when that holding published the group's seq or a later one (KEYS[4], written
  * by the fenced publish: the group's newest holding and the one before it): a holder stopped
  * between this call and its publish hands the reading on nowhere, and its successor must number
- * it. Not found there (two holdings published the group since): numbered again, a copy at worst. Values other than `holding:seq` (unfenced readings)
- * count as reached. KEYS: current bucket, previous bucket, fence, published seqs.
+ * it. Not found there (two holdings published the group since): numbered again, a copy at worst.
+ * Values other than `holding:seq` (unfenced readings) count as reached. KEYS: current bucket,
+ * previous bucket, fence, published seqs.
  */
 const CONFIRM = `if redis.call('GET', KEYS[3]) ~= ARGV[1] then return redis.error_reply('FENCED') end
 local known = {}
