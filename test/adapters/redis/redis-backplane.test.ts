@@ -55,7 +55,7 @@ if (await redisOrReport('RedisBackplane close')) {
       });
       await a.close();
       await eventually(() => got.length === 2, 5000, 'both messages at the other node');
-      // The unfenced message goes out in close's turn, the fenced one a turn later: order aside, both arrive.
+      // The fenced batch leaves in a microtask, the unfenced message at once: order aside, both arrive.
       expect(got).toEqual(expect.arrayContaining([{ seq: 1 }, 'bye']));
       await b.close();
       await deleteKeys(admin, `telemetry-hub:${hubName}:`);
