@@ -1,4 +1,4 @@
-import { isIPv4 } from 'node:net';
+import { isIPv4, isIPv6 } from 'node:net';
 
 /**
  * `host[:port]` or `[ipv6][:port]`: the only shape a Host (or X-Forwarded-Host) may have before it
@@ -13,7 +13,8 @@ export function isValidHost(value: string): boolean {
   const colon = value.lastIndexOf(':');
   const bracket = value.lastIndexOf(']');
   if (colon > bracket && Number(value.slice(colon + 1)) > 65535) return false;
-  if (bracket >= 0) return true;
+  // Brackets hold an IPv6 address and nothing else (`[0]` has the right characters and is not one).
+  if (bracket >= 0) return isIPv6(value.slice(1, bracket));
   // A name whose last label is a number is an IPv4 address to a URL parser (WHATWG), which refuses
   // or rewrites the odd forms (`1.2.3`, `0x7f.1`, `0.00001`): only a plain dotted quad is accepted.
   const name = colon > 0 ? value.slice(0, colon) : value;

@@ -31,6 +31,9 @@ describe('the Host header', () => {
     'hub:8080:1',
     'hu b',
     '[::1',
+    '[0]',
+    '[1:2:3]:80',
+    '[::1:::]',
     'a'.repeat(256),
   ])('refuses %j', (host) => {
     expect(isValidHost(host)).toBe(false);
