@@ -13,6 +13,12 @@ export interface Costs {
   ingestUs: number;
   /** The same on a cluster's ingester, whose `seq` comes from Redis (cluster ingester row), µs. */
   clusterIngestUs: number;
+  /**
+   * CPU per reading a partition's ingester receives and drops (another partition's): what
+   * receiving it with mqtt.js costs (bare mqtt.js consumer row), µs. Undefined: no such row, and
+   * the model keeps one ingester per cell.
+   */
+  partitionDropUs?: number;
   /** Extra hub CPU per reading stored in PostgreSQL (history on − history off), µs. */
   storeUs: number;
   /** Readings/s one database writer was seen to keep up with. */
@@ -66,11 +72,13 @@ export interface Plan {
   /** Subscribers per device: every reading goes to each of them. */
   fanout: number;
   deliveredPerSecond: number;
-  /** Cells: independent clusters, each with one ingester and one Redis, devices partitioned among them. */
+  /** Cells: independent clusters, each with its ingesters and one Redis, devices split among them. */
   cells: number;
-  /** Cells one ingester per cell needs, and cells one Redis per cell needs: `cells` is the larger. */
+  /** Cells the ingest needs (its partitions' ingesters within the budget), and cells one Redis per cell needs: `cells` is the larger. */
   cellsForIngest: number;
   cellsForRedis: number;
+  /** Ingesters in each cell: one per partition (`Cluster:IngestPartitions`), each holding one. */
+  ingestersPerCell: number;
   /** Delivery instances over all cells: the CPU need, the memory need, at least one per cell. */
   instances: number;
   instancesForCpu: number;
@@ -85,6 +93,9 @@ const need = (v: number | null | undefined, what: string): number => {
   if (typeof v !== 'number' || !Number.isFinite(v)) throw new MissingCost(`capacity: the results have no ${what}`);
   return v;
 };
+/** `{ [key]: v }` for a measured value, `{}` for a row the results do not have. */
+const optional = <K extends string>(key: K, v: number | null | undefined): { [k in K]?: number } =>
+  (typeof v === 'number' && Number.isFinite(v) ? { [key]: v } : {}) as { [k in K]?: number };
 const row = (rows: IngestRow[], prefix: string) => rows.find((r) => r.label.startsWith(prefix) && !r.error);
 
 /** The costs the model needs, from one results file; names the missing row when one is absent. */
@@ -127,6 +138,7 @@ export function costsOf(results: BenchResults): Costs {
   return {
     ingestUs,
     clusterIngestUs: need(row(results.ingest, 'cluster ingester')?.cpuUsPerReading, 'cluster ingester row'),
+    ...optional('partitionDropUs', row(results.ingest, 'bare mqtt.js')?.cpuUsPerReading),
     storeUs: Math.max(0, storeUs),
     writerReadingsPerSecond,
     deliverUs: { 'hub-wps': deliver('hub-wps'), 'hub-sio': deliver('hub-sio') },
@@ -138,16 +150,42 @@ export function costsOf(results: BenchResults): Costs {
 /** µs of CPU one instance (or shard) may spend per second. */
 const budgetUs = (a: Assumptions) => a.cpuBudget * 1_000_000;
 
+/** The most partitions a cluster may have (`Cluster:IngestPartitions`). */
+export const MAX_PARTITIONS = 64;
+
+/**
+ * Ingesters one cell taking in `readingsPerSecond` needs, each holding one partition: its broker
+ * session receives every reading of the cell, takes in its 1/P at `ingestUs` and drops the rest
+ * at `dropUs`. Undefined when no count of partitions fits the budget (the cell's readings cost
+ * more to drop than an instance has).
+ */
+export function ingestersFor(
+  readingsPerSecond: number,
+  ingestUs: number,
+  dropUs: number | undefined,
+  budget: number,
+): number | undefined {
+  if (readingsPerSecond * ingestUs <= budget) return 1;
+  if (dropUs === undefined) return undefined;
+  const room = budget - readingsPerSecond * dropUs;
+  if (room <= 0) return undefined;
+  const partitions = Math.ceil((readingsPerSecond * (ingestUs - dropUs)) / room);
+  return partitions <= MAX_PARTITIONS ? partitions : undefined;
+}
+
 export function plan(costs: Costs, fleet: Fleet, transport: Transport, a: Assumptions = DEFAULT_ASSUMPTIONS): Plan {
   const readingsPerSecond = fleet.devices / fleet.readingIntervalSeconds;
   const fanout = fleet.subscribers / fleet.devices;
   const deliveredPerSecond = readingsPerSecond * fanout;
-  // One ingester per cluster (the ingest lease): it takes in, stores and publishes every reading
-  // of its cell. One Redis per cluster too (`ConnectionStrings:redis` names one server; no Redis
-  // Cluster): a fleet larger than one ingester or one Redis can carry is split into cells,
-  // independent clusters with the devices partitioned among them.
+  // A cluster's ingesters (one per partition, docs/ingestion.md) take in, store and publish every
+  // reading of its cell, and each receives all of them. One Redis per cluster (a hub's keys share
+  // one hash slot, so a Redis Cluster gives it one shard): a fleet larger than one cell's ingesters
+  // or one Redis can carry is split into cells, independent clusters with the devices split among them.
   const ingesterUsPerReading = costs.clusterIngestUs + costs.storeUs + costs.backplaneUs;
-  const cellsForIngest = Math.max(1, Math.ceil((readingsPerSecond * ingesterUsPerReading) / budgetUs(a)));
+  const ingesters = (cells: number) =>
+    ingestersFor(readingsPerSecond / cells, ingesterUsPerReading, costs.partitionDropUs, budgetUs(a));
+  let cellsForIngest = 1;
+  while (ingesters(cellsForIngest) === undefined) cellsForIngest++;
   const instancesForMemory = Math.ceil((fleet.subscribers * costs.connectionMb[transport]) / a.connectionMemoryMb);
   // Worst case for the backplane: a device's subscribers sit on different instances, so each
   // reading reaches min(fan-out, instances in its cell) of them. Iterate to the fixed point.
@@ -182,6 +220,7 @@ export function plan(costs: Costs, fleet: Fleet, transport: Transport, a: Assump
     cells,
     cellsForIngest,
     cellsForRedis,
+    ingestersPerCell: ingesters(cells)!,
     // A subscriber connects to its device's cell: every cell needs an instance of its own.
     instances: Math.max(instancesForCpu, instancesForMemory, cells),
     instancesForCpu,
@@ -207,6 +246,14 @@ export function capacityMarkdown(
     rows: [
       ['CPU per reading ingested, one instance', `${us(c.ingestUs)} µs`],
       ['CPU per reading ingested, cluster ingester (Redis `seq`)', `${us(c.clusterIngestUs)} µs`],
+      ...(c.partitionDropUs !== undefined
+        ? [
+            [
+              'CPU per reading an ingester drops (another partition’s; mqtt.js receiving it)',
+              `${us(c.partitionDropUs)} µs`,
+            ],
+          ]
+        : []),
       ['CPU per reading stored (PostgreSQL, on the ingester)', `${us(c.storeUs)} µs`],
       ...Object.entries(TRANSPORTS).map(([t, label]) => [
         `CPU per message delivered, ${label}`,
@@ -231,7 +278,8 @@ export function capacityMarkdown(
       'transport',
       'readings/s',
       'delivered/s',
-      'cells = ingesters = Redis servers (for ingest / for Redis)',
+      'cells = Redis servers (for ingest / for Redis)',
+      'ingesters per cell (partitions)',
       'delivery instances (for CPU / for memory; ≥ 1 per cell)',
       'instances a reading reaches',
       'database writers',
@@ -242,6 +290,7 @@ export function capacityMarkdown(
       int(p.readingsPerSecond),
       int(p.deliveredPerSecond),
       `${int(p.cells)} (${int(p.cellsForIngest)} / ${int(p.cellsForRedis)})`,
+      int(p.ingestersPerCell),
       `${int(p.instances)} (${int(p.instancesForCpu)} / ${int(p.instancesForMemory)})`,
       int(p.instancesPerReading),
       int(p.databaseWriters),

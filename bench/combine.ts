@@ -39,6 +39,7 @@ export function combineIngest(runs: IngestResult[]): IngestResult {
   return {
     ...run,
     cpuUsPerReading: cpu,
+    busiestCpuUsPerReading: median(runs.map((r) => r.busiestCpuUsPerReading)),
     cpuSpread: cpuRuns.length
       ? { runs: cpuRuns.length, min: Math.min(...cpuRuns), max: Math.max(...cpuRuns) }
       : undefined,

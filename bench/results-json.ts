@@ -43,6 +43,8 @@ export interface BenchResults {
     error?: string;
   }[];
   ingest: IngestRow[];
+  /** Partitioned ingestion: one lease, then 1, 2 and 3 instances over the same partitions (absent in older runs). */
+  partitions?: IngestRow[];
   history: { ingest: IngestRow[]; lag: { rate: number; p50: number | null; p99: number | null } | null };
   cluster: {
     layout: string;
@@ -61,6 +63,8 @@ export interface IngestRow {
   maxReadings: number | null;
   capped: boolean;
   cpuUsPerReading: number | null;
+  /** A consumer of several processes: the busiest one's CPU per reading the whole consumer took in. */
+  busiestCpuUsPerReading?: number | null;
   stored?: { accepted: number; written: number; dropped: number };
   error?: string;
 }
@@ -74,6 +78,7 @@ const ingestRow = (r: IngestResult): IngestRow => ({
   maxReadings: num(r.max),
   capped: r.capped ?? false,
   cpuUsPerReading: num(r.cpuUsPerReading),
+  ...(r.busiestCpuUsPerReading !== undefined ? { busiestCpuUsPerReading: num(r.busiestCpuUsPerReading) } : {}),
   ...(r.history
     ? { stored: { accepted: r.history.accepted, written: r.history.written, dropped: r.history.dropped } }
     : {}),
@@ -87,6 +92,7 @@ export interface RunResults {
   memory: MemoryResult[];
   http: HttpResult[];
   ingest: IngestResult[];
+  partitions?: IngestResult[];
   history?: Omit<HistoryBench, 'series'>;
   cluster: ClusterCase[];
 }
@@ -122,6 +128,7 @@ export function benchResults(run: RunResults): BenchResults {
       ...err(r.error),
     })),
     ingest: run.ingest.map(ingestRow),
+    ...(run.partitions?.length ? { partitions: run.partitions.map(ingestRow) } : {}),
     history: {
       ingest: (run.history?.ingest ?? []).map(ingestRow),
       lag:

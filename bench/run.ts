@@ -24,12 +24,13 @@ import { runHttp, type HttpResult } from './scenarios/http.js';
 import { runIdleMemory, type MemoryResult } from './scenarios/idle-memory.js';
 import { inProcessTable, runInProcess } from './scenarios/in-process.js';
 import { runIngestion, type IngestResult } from './scenarios/ingestion.js';
+import { PARTITION_CONSUMERS, partitionsTable } from './scenarios/partitions.js';
 import { TARGETS, type Target } from './scenarios/targets.js';
 import { prepareUws } from './harness/uws-package.js';
 import { CLUSTER_LAYOUTS, clusterTable, runClusterCase, type ClusterCase } from './scenarios/cluster.js';
 import { writeResultsJson, type RunResults } from './results-json.js';
 
-const BENCH_USAGE = `usage: npm run bench -- [--quick] [--only=fanout,memory,density,http,ingest,inprocess,history,history-health,cache,cluster]
+const BENCH_USAGE = `usage: npm run bench -- [--quick] [--only=fanout,memory,density,http,ingest,partitions,inprocess,history,history-health,cache,cluster]
                           [--targets=hub-wps,ws-frame,...] [--sizes=1000,...] [--brokers=mosquitto,embedded]
                           [--layouts=1,2,...] [--fixed-only] [--repeat=3] [--markdown] [--json=results.json]
 
@@ -56,7 +57,9 @@ const { values: args } = commandLine({
 });
 const flag = (name: 'only' | 'targets' | 'sizes' | 'brokers' | 'layouts' | 'repeat' | 'json') => args[name];
 const opts = benchOptions(args.quick === true);
-const only = new Set((flag('only') ?? 'fanout,memory,density,http,ingest,inprocess,history,cache,cluster').split(','));
+const only = new Set(
+  (flag('only') ?? 'fanout,memory,density,http,ingest,partitions,inprocess,history,cache,cluster').split(','),
+);
 const onlyTargets = flag('targets')?.split(',');
 const onlyBrokers = flag('brokers')?.split(',');
 if (flag('sizes')) opts.fanoutSizes = flag('sizes')!.split(',').map(Number);
@@ -222,6 +225,27 @@ if (only.has('ingest')) {
   show(ingestTable(opts, ingest));
 }
 
+// Partitioned ingestion (issue 31): 1, 2 and 3 instances reading one Mosquitto.
+const partitions: IngestResult[] = [];
+if (only.has('partitions')) {
+  if (!mosquittoUp) {
+    console.log(`partitioned ingestion: skipped, it needs Mosquitto at ${BENCH.mosquittoUrl}`);
+  } else {
+    const runs: IngestResult[][] = [];
+    for (const round of rounds) {
+      const rows = await runIngestion(opts, mosquitto, PARTITION_CONSUMERS);
+      console.log(
+        `partitioned ingestion${roundNote(round)}: ${rows.map((r) => `${r.label} ${r.error ? `ERROR ${r.error}` : `${Math.round(r.max ?? 0)}/s, busiest ${r.busiestCpuUsPerReading?.toFixed(1)} µs`}`).join('; ')}`,
+      );
+      rows.forEach((r, i) => (runs[i] ??= []).push(r));
+      interim(round, () => [partitionsTable(runs.map(combineIngest))]);
+    }
+    partitions.push(...runs.map(combineIngest));
+    failures += partitions.filter((r) => r.error).length;
+    show(partitionsTable(partitions));
+  }
+}
+
 if (only.has('inprocess')) show(inProcessTable(await runInProcess(opts.quick)));
 
 let historyRun: RunResults['history'];
@@ -320,6 +344,7 @@ if (flag('json'))
     memory,
     http,
     ingest,
+    partitions,
     history: historyRun,
     cluster: clusterRun,
   });

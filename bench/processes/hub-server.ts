@@ -127,6 +127,8 @@ serveParent(
       connections: app.telemetry.hub.connectionCount,
       groups: app.telemetry.hub.groupCount,
       history: app.history?.writer.stats(),
+      // Ingest partitions this instance holds (a partitioned cluster).
+      partitions: app.telemetry.leases?.filter((lease) => lease.held).length,
     }),
     /** The writer lag since the last call (ms), then starts over. */
     lag: () => {

@@ -12,8 +12,10 @@ export interface IngestResult {
   /** Highest received readings/s with ≥ 97 % of the published readings taken in. */
   max?: number;
   stop: string;
-  /** Consumer CPU (user + system) per reading taken in at the first rate of the ramp, µs. */
+  /** Consumer CPU (user + system) per reading taken in at the first rate of the ramp, µs (every process of the consumer together). */
   cpuUsPerReading?: number;
+  /** A consumer of several processes (a cluster's instances): the busiest one's CPU per reading the whole consumer took in, µs. */
+  busiestCpuUsPerReading?: number;
   /** The ramp passed its cap or the publisher's limit: `max` is a floor; no ratio. */
   capped?: boolean;
   /** Readings the hub dropped as invalid (must stay 0). */
@@ -29,6 +31,7 @@ export interface IngestResult {
 interface IngestStep extends RampStep {
   received: number;
   cpuUs: number;
+  busiestCpuUs: number;
 }
 
 /** Contract default Throttle:MaxPerSecondPerDevice: throttling on, as in production. */
@@ -36,6 +39,8 @@ export const INGEST_THROTTLE = 5;
 
 /** A count stamped by the process that counted (ms), so IPC delays do not bend rates. */
 type Count = { count: number; at: number };
+/** A process's CPU time so far, stamped as a Count is. */
+export type Cpu = NodeJS.CpuUsage & { at: number };
 
 export interface Consumer {
   label: string;
@@ -46,7 +51,12 @@ export interface Consumer {
   start(
     start: (name: string, o?: { args?: string[]; execArgv?: string[] }) => Promise<BenchChild>,
     broker: Broker,
-  ): Promise<{ child: BenchChild; count(): Promise<Count> }>;
+  ): Promise<{
+    child: BenchChild;
+    count(): Promise<Count>;
+    /** Every process of the consumer (default: `child` alone). */
+    cpu?(): Promise<Cpu[]>;
+  }>;
 }
 
 const CONSUMERS: Consumer[] = [
@@ -114,7 +124,9 @@ export async function runIngestion(
     const result: IngestResult = { label: consumer.label, broker, stop: '' };
     try {
       await withChildren(async (start) => {
-        const { child, count } = await consumer.start(start, broker);
+        const started = await consumer.start(start, broker);
+        const { child, count } = started;
+        const cpu = started.cpu ?? (async () => [await child.request<Cpu>('cpu')]);
         const pub = await start('publisher', {
           args: [
             JSON.stringify({
@@ -128,13 +140,17 @@ export async function runIngestion(
         const step = async (rate: number): Promise<IngestStep> => {
           await pub.request('rate', { perSecond: rate });
           await sleep(opts.settleMs);
-          type Cpu = NodeJS.CpuUsage & { at: number };
-          const [c0, p0, cpu0] = [await count(), await pub.request<Count>('count'), await child.request<Cpu>('cpu')];
+          const [c0, p0, cpu0] = [await count(), await pub.request<Count>('count'), await cpu()];
           await sleep(opts.ingestWindowMs);
-          const [c1, p1, cpu1] = [await count(), await pub.request<Count>('count'), await child.request<Cpu>('cpu')];
+          const [c1, p1, cpu1] = [await count(), await pub.request<Count>('count'), await cpu()];
           const perSecond = (a: Count, b: Count) => ((b.count - a.count) / (b.at - a.at)) * 1000;
           const [received, published] = [perSecond(c0, c1), perSecond(p0, p1)];
-          const cpuShare = (cpu1.user - cpu0.user + cpu1.system - cpu0.system) / 1000 / (cpu1.at - cpu0.at);
+          // Cores each process kept busy over the window.
+          const shares = cpu1.map((b, i) => {
+            const a = cpu0[i]!;
+            return (b.user - a.user + b.system - a.system) / 1000 / (b.at - a.at);
+          });
+          const cpuShare = shares.reduce((sum, s) => sum + s, 0);
           const ratio = published > 0 ? received / published : 0;
           const r: IngestStep = {
             target: rate,
@@ -144,6 +160,7 @@ export async function runIngestion(
             pass: ratio >= 0.97,
             why: `${(ratio * 100).toFixed(1)} % taken in at ${Math.round(published)}/s published`,
             cpuUs: received > 0 ? (cpuShare * 1e6) / received : NaN,
+            busiestCpuUs: received > 0 ? (Math.max(...shares) * 1e6) / received : NaN,
           };
           if (process.env.BENCH_VERBOSE) console.error(`   ingest ${consumer.label} ${JSON.stringify(r)}`);
           return r;
@@ -170,6 +187,7 @@ export async function runIngestion(
         await sleep(opts.quick ? 300 : 1000);
         const first = await retrying(opts.ingestStart);
         result.cpuUsPerReading = first.cpuUs;
+        if (started.cpu) result.busiestCpuUsPerReading = first.busiestCpuUs;
         const ramp = await rampToFailure(first, retrying, opts.ingestRamp, fmtRate);
         result.max = ramp.best?.received;
         result.stop = ramp.stop;

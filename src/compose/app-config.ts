@@ -43,7 +43,11 @@ export interface AppConfig extends HostConfig {
   /** `redisUrl` names a node of a Redis Cluster (`Redis:Cluster`). */
   readonly redisCluster: boolean;
   /** With `redisUrl`: how the instances share ingestion. */
-  readonly cluster: { readonly ingestLeaseMs: number; readonly seqBlockSize: number };
+  readonly cluster: {
+    readonly ingestLeaseMs: number;
+    readonly seqBlockSize: number;
+    readonly ingestPartitions: number;
+  };
   readonly hub: {
     readonly name: string;
     /** Names this process in the cluster; unique per process unless set. */
@@ -131,6 +135,7 @@ export function toAppConfig(resolved: ResolvedConfig): AppConfig {
     cluster: {
       ingestLeaseMs: v<number>('Cluster:IngestLeaseSeconds') * 1000,
       seqBlockSize: v<number>('Cluster:SeqBlockSize'),
+      ingestPartitions: v<number>('Cluster:IngestPartitions'),
     },
     hub: {
       name: v('Hub:Name'),

@@ -2,7 +2,17 @@ import type { Logger } from 'pino';
 import type { RedisBackplane } from '../adapters/redis/redis-backplane.js';
 import { RedisConnection } from '../adapters/redis/redis-connection.js';
 import { hubKeyPrefix } from '../adapters/redis/hub-key-prefix.js';
-import { ingestFenceKey, publishedSeqsKey, RedisIngestLease } from '../adapters/redis/redis-ingest-lease.js';
+import {
+  ingestFenceKey,
+  ingestFenceKeys,
+  ingestLeaseKey,
+  ingestPartitionsKey,
+  publishedSeqsKey,
+  RedisIngestLease,
+} from '../adapters/redis/redis-ingest-lease.js';
+import { RedisMembership } from '../adapters/redis/redis-membership.js';
+import { PartitionBalancer } from '../realtime/partition-balancer.js';
+import { partitionOfFence } from '../realtime/ingest-partitions.js';
 import { RedisPeerConnections } from '../adapters/redis/redis-peer-connections.js';
 import { RedisSeqAllocator } from '../adapters/redis/redis-seq-allocator.js';
 import { RedisRedeliveryWindow } from '../adapters/redis/redis-redelivery-window.js';
@@ -17,7 +27,10 @@ import type { AppConfig } from './app-config.js';
 
 /** What instances sharing Redis share besides the backplane (docs/operations.md, "Scale-out"). */
 export interface ClusterParts {
-  lease: RedisIngestLease;
+  /** One per ingest partition (`Cluster:IngestPartitions`), index = partition. */
+  leases: RedisIngestLease[];
+  /** Whether the ingest lease holding `fence` (a reading's `RawReading.fence`) still lasts here. */
+  holds(fence: number): boolean;
   seq: RedisSeqAllocator;
   /** The redelivery window shared by the instances (`Ingestion:RedeliveryWindowSeconds`). */
   redelivery: RedisRedeliveryWindow;
@@ -25,7 +38,7 @@ export interface ClusterParts {
   peers: RedisPeerConnections;
   /** The backplane the hub uses: watching a group also refreshes its device's last value. */
   hubBackplane: Backplane;
-  /** In start order, after the backplane: the Redis connection, last values loaded, peers, the lease. */
+  /** In start order, after the backplane: the Redis connection, last values loaded, peers, the partition balancer, the leases. */
   services: HostedService[];
 }
 
@@ -46,36 +59,62 @@ export function createClusterParts(
     autoPipelining: true,
   });
   const keyPrefix = hubKeyPrefix(config.hub.name, config.redisCluster);
-  const fenceKey = ingestFenceKey(config.hub.name, config.redisCluster);
-  const lastValues = new SharedLastValues(state.client, { keyPrefix, fenceKey, registry, log: clusterLog });
+  const partitions = config.cluster.ingestPartitions;
+  const fenceKeyOf = ingestFenceKeys(config.hub.name, config.redisCluster, partitions);
+  const lastValues = new SharedLastValues(state.client, { keyPrefix, fenceKeyOf, registry, log: clusterLog });
   // Readings other instances accepted keep this one's `last` and device list current for the devices it follows.
   backplane.onMessage((envelope) => lastValues.learn(envelope));
   const peers = new RedisPeerConnections({ url: config.redisUrl!, keyPrefix, pub: state.client, log: clusterLog });
-  const lease = new RedisIngestLease({
-    redis: state.client,
-    key: `${keyPrefix}ingest-lease`,
-    fenceKey,
-    ttlMs: config.cluster.ingestLeaseMs,
-    clock,
-    instanceId: config.hub.instanceId,
-    log: clusterLog,
-  });
+  // Several partitions: each instance takes its share of them (the live instances counted by a
+  // heartbeat in Redis). One: whoever claims the lease first ingests, as before partitions.
+  let balancer: PartitionBalancer | undefined;
+  const leases = Array.from(
+    { length: partitions },
+    (_, index) =>
+      new RedisIngestLease({
+        redis: state.client,
+        key: ingestLeaseKey(config.hub.name, config.redisCluster, index, partitions),
+        fenceKey: ingestFenceKey(config.hub.name, config.redisCluster, index, partitions),
+        ttlMs: config.cluster.ingestLeaseMs,
+        clock,
+        instanceId: config.hub.instanceId,
+        log: clusterLog,
+        partition: { index, count: partitions },
+        countKey: ingestPartitionsKey(config.hub.name, config.redisCluster),
+        ...(partitions > 1 ? { wants: () => balancer!.wants() } : {}),
+      }),
+  );
+  if (partitions > 1)
+    balancer = new PartitionBalancer({
+      leases,
+      membership: new RedisMembership({
+        redis: state.client,
+        key: `${keyPrefix}ingest-members`,
+        instanceId: config.hub.instanceId,
+        ttlMs: config.cluster.ingestLeaseMs,
+        log: clusterLog,
+      }),
+      intervalMs: config.cluster.ingestLeaseMs / 3,
+      clock,
+      log: clusterLog,
+    });
   const loadLastValues: HostedService = {
     name: 'shared-last-values',
     start: async () => clusterLog.info({ devices: await lastValues.load() }, 'last values loaded from redis'),
     stop: async () => undefined,
   };
   return {
-    lease,
+    leases,
+    holds: (fence) => leases[partitionOfFence(fence, partitions)]!.fence === fence,
     seq: new RedisSeqAllocator(state.client, {
       keyPrefix: `${keyPrefix}seq:`,
-      fenceKey,
+      fenceKeyOf,
       blockSize: config.cluster.seqBlockSize,
     }),
     redelivery: new RedisRedeliveryWindow({
       redis: state.client,
       keyPrefix: `${keyPrefix}redelivery:`,
-      fenceKey,
+      fenceKeyOf,
       publishedKey: publishedSeqsKey(config.hub.name, config.redisCluster),
       windowMs: Math.max(config.redelivery.windowMs, 1000),
       clock,
@@ -84,6 +123,6 @@ export function createClusterParts(
     lastValues,
     peers,
     hubBackplane: new RefreshingBackplane(backplane, (group) => lastValues.refresh(group)),
-    services: [state, loadLastValues, peers, lease],
+    services: [state, loadLastValues, peers, ...(balancer ? [balancer] : []), ...leases],
   };
 }

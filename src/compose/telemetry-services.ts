@@ -6,6 +6,7 @@ import type { ApplicationLifetime } from '../host/lifecycle/application-lifetime
 import { categoryLogger } from '../host/logging.js';
 import { RedisBackplane } from '../adapters/redis/redis-backplane.js';
 import { LeasedSource } from '../realtime/leased-source.js';
+import { partitionOfTopic } from '../realtime/ingest-partitions.js';
 import type { RedisIngestLease } from '../adapters/redis/redis-ingest-lease.js';
 import type { RedisPeerConnections } from '../adapters/redis/redis-peer-connections.js';
 import type { SharedLastValues } from '../adapters/redis/shared-last-values.js';
@@ -53,8 +54,8 @@ export interface TelemetryServices {
   pipeline: ReadingPipeline;
   ingestion: IngestionService;
   broker: EmbeddedBroker | undefined;
-  /** Present with Redis: whether this instance is the one reading the external MQTT broker. */
-  lease: RedisIngestLease | undefined;
+  /** Present with Redis: one per ingest partition; held while this instance reads that partition of the external MQTT broker. */
+  leases: readonly RedisIngestLease[] | undefined;
   /** Present with Redis: each device's last reading shared by the instances. */
   lastValues: SharedLastValues | undefined;
   /** Present with Redis: the management API's way to the instance that has a connection. */
@@ -97,6 +98,7 @@ export function createTelemetryServices(
         url: config.redisUrl,
         hubName: config.hub.name,
         cluster: config.redisCluster,
+        ingestPartitions: config.cluster.ingestPartitions,
         log: categoryLogger(log, config, 'Hub.Backplane'),
       })
     : undefined;
@@ -174,7 +176,7 @@ export function createTelemetryServices(
     ...(cluster
       ? {
           recall: (tenantId: string, deviceId: string) => cluster.lastValues.refresh(deviceGroup(tenantId, deviceId)),
-          holds: (fence: number) => cluster.lease.fence === fence,
+          holds: cluster.holds,
         }
       : {}),
   });
@@ -224,19 +226,26 @@ export function createTelemetryServices(
   if (broker) mqtt(new EmbeddedBrokerSource({ broker, log: categoryLogger(log, config, 'Ingestion.Mqtt') }));
   if (config.mqtt.url !== undefined) {
     const mqttLog = categoryLogger(log, config, 'Ingestion.Mqtt');
-    const source = new MqttSource({
-      url: () => config.mqtt.url!,
-      clientId: config.mqtt.clientId,
-      qos: config.mqtt.qos,
-      sessionExpirySeconds: config.mqtt.sessionExpirySeconds,
-      protocolVersion: config.mqtt.protocolVersion,
-      // The cluster's session is resumed by the next ingester; the last instance to stop ends it.
-      ...(backplane ? { lastOut: async () => (await backplane.otherInstances()) === 0 } : {}),
-      log: mqttLog,
-    });
-    // Every instance could read the shared broker; one does, so each reading is numbered and
-    // throttled once for the cluster.
-    mqtt(cluster ? new LeasedSource(source, cluster.lease, mqttLog) : source);
+    const partitions = cluster?.leases.length ?? 1;
+    const source = (partition: number) =>
+      new MqttSource({
+        url: () => config.mqtt.url!,
+        // A session per partition: whoever holds the partition next resumes it, and the broker
+        // keeps the partition's readings meanwhile.
+        clientId: partitions > 1 ? `${config.mqtt.clientId}-p${partition}` : config.mqtt.clientId,
+        qos: config.mqtt.qos,
+        sessionExpirySeconds: config.mqtt.sessionExpirySeconds,
+        protocolVersion: config.mqtt.protocolVersion,
+        // The cluster's session is resumed by the next ingester; the last instance to stop ends it.
+        ...(backplane ? { lastOut: async () => (await backplane.otherInstances()) === 0 } : {}),
+        ...(partitions > 1 ? { accepts: (topic: string) => partitionOfTopic(topic, partitions) === partition } : {}),
+        log: mqttLog,
+      });
+    // Every instance could read the shared broker; one per partition does, so each reading is
+    // numbered and throttled once for the cluster.
+    if (cluster)
+      cluster.leases.forEach((lease, partition) => mqtt(new LeasedSource(source(partition), lease, mqttLog)));
+    else mqtt(source(0));
   }
   if (!broker && config.mqtt.url === undefined && !config.eventHubs.connectionString) {
     // Legitimate when readings arrive only through the management API (the serverless path), but
@@ -311,7 +320,7 @@ export function createTelemetryServices(
     pipeline,
     ingestion,
     broker,
-    lease: cluster?.lease,
+    leases: cluster?.leases,
     lastValues: cluster?.lastValues,
     peers: cluster?.peers,
     deliveries,

@@ -5,6 +5,7 @@ import {
   costsOf,
   DEFAULT_ASSUMPTIONS,
   FLEETS,
+  ingestersFor,
   plan,
   type Costs,
   type Fleet,
@@ -129,6 +130,30 @@ describe('capacity model', () => {
     // 100k readings/s × (50 + 10) µs = 6 cores at 70 % → 9 cells; twice the ingest cost → 100k × 110 µs → 16.
     expect(base.cellsForIngest).toBe(9);
     expect(plan({ ...c, clusterIngestUs: 100 }, fleet, 'hub-wps').cellsForIngest).toBe(16);
+  });
+
+  it('with partitions, one cell takes in what several ingesters carry, each within the budget, until dropping the stream alone fills an ingester', () => {
+    const c = { ...costsOf(fixture()), backplaneUs: 0, partitionDropUs: 5 };
+    const ingestUs = c.clusterIngestUs + c.storeUs; // 60 µs per reading taken in
+    const budget = DEFAULT_ASSUMPTIONS.cpuBudget * 1e6;
+    // 100k/s: P ingesters each spend 100k × (60 ÷ P + 5 × (P − 1) ÷ P) ≤ 700k µs → P ≥ 5.5M ÷ 200k = 27.5.
+    expect(ingestersFor(100_000, ingestUs, 5, budget)).toBe(28);
+    const perIngester = (r: number, p: number) => r * (ingestUs / p + (5 * (p - 1)) / p);
+    expect(perIngester(100_000, 28)).toBeLessThanOrEqual(budget);
+    expect(perIngester(100_000, 27)).toBeGreaterThan(budget);
+    // Dropping 140k readings/s at 5 µs fills an ingester: no partition count fits.
+    expect(ingestersFor(140_000, ingestUs, 5, budget)).toBeUndefined();
+    // Without partitions' drop cost known, one ingester per cell, as before.
+    expect(ingestersFor(100_000, ingestUs, undefined, budget)).toBeUndefined();
+    expect(ingestersFor(10_000, ingestUs, undefined, budget)).toBe(1);
+    const p = plan(c, fleet, 'hub-wps');
+    expect(p.cellsForIngest).toBe(1);
+    expect(p.ingestersPerCell).toBe(
+      Math.ceil(((100_000 / p.cells) * (ingestUs - 5)) / (budget - (100_000 / p.cells) * 5)),
+    );
+    // Twice the readings: the stream alone (200k × 5 µs) overfills an ingester, so the cells split it.
+    const twice = plan(c, { ...fleet, devices: 200_000 }, 'hub-wps');
+    expect(twice.cellsForIngest).toBe(2);
   });
 
   it('keeps every instance within the CPU budget, with no instance to spare', () => {

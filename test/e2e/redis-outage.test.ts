@@ -178,7 +178,11 @@ describe('issue 14: a Redis that is down or lost is survived, never amplified', 
       );
     }
     const [a, b] = apps as [RunningApp, RunningApp];
-    await eventually(() => a.app.telemetry.lease!.held && a.app.telemetry.ingestion.connected, 10_000, 'A ingesting');
+    await eventually(
+      () => a.app.telemetry.leases!.some((l) => l.held) && a.app.telemetry.ingestion.connected,
+      10_000,
+      'A ingesting',
+    );
     const onB: { seq: number; data: { n: number } }[] = [];
     const socket = await connectTelemetry(b.url, await userToken('t'));
     sockets.push(socket);
@@ -196,7 +200,11 @@ describe('issue 14: a Redis that is down or lost is survived, never amplified', 
       // A Redis that restarted empty: the lease is free and taken again, the subscriptions come back.
       for (const app of [a, b])
         await waitFor('ready 200 once Redis is back', async () => (await ready(app)).status === 200, RECOVERY_MS);
-      await eventually(() => apps.some((app) => app.app.telemetry.lease!.held), 10_000, 'an ingester again');
+      await eventually(
+        () => apps.some((app) => app.app.telemetry.leases!.some((l) => l.held)),
+        10_000,
+        'an ingester again',
+      );
       for (let n = 2; n <= 3; n++) {
         await publish(n);
         await eventually(() => onB.some((r) => r.data.n === n), 10_000, `reading ${n} on B after the restart`);

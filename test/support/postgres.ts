@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { PgConnector } from '../../src/adapters/postgres/pg-connector.js';
+import { defaultMigrationsDirectory, loadMigrations, migrate } from '../../src/features/storage/migrations.js';
 import { requireService } from './services.js';
 
 /** The test server (trust authentication); each test file makes a database of its own on it. */
@@ -37,4 +39,21 @@ export async function createTestDatabase(prefix = 'hub_test'): Promise<TestDatab
     name,
     drop: () => admin((c) => c.query(`drop database if exists ${name} with (force)`)).then(() => undefined),
   };
+}
+
+/** A new database with the hub's migrations applied, for a hub process to open with `ConnectionStrings:postgres`. */
+export async function createMigratedTestDatabase(prefix = 'hub_test'): Promise<TestDatabase> {
+  const test = await createTestDatabase(prefix);
+  const connector = new PgConnector({
+    connectionString: test.url,
+    maxConnections: 1,
+    statementTimeoutMs: 10_000,
+    log: { warn: () => undefined },
+  });
+  try {
+    await migrate(connector, loadMigrations(defaultMigrationsDirectory()));
+  } finally {
+    await connector.close();
+  }
+  return test;
 }

@@ -30,6 +30,12 @@ export interface MqttSourceOptions {
    * with a stable id alone resumes it when it restarts).
    */
   lastOut?: () => Promise<boolean>;
+  /**
+   * Whether a message's topic is this source's to ingest (its ingest partition's devices). Any
+   * other message is acknowledged and dropped unread: another session (another partition's
+   * holder) receives it too. Unset: every message.
+   */
+  accepts?: (topic: string) => boolean;
   log: Logger;
   backoff?: Backoff;
 }
@@ -195,7 +201,9 @@ export class MqttSource implements IngestionSource {
       if (room === undefined) done(DEFERRED);
       else void room.then(() => done(DEFERRED));
     };
+    const accepts = this.#options.accepts;
     client.on('message', (topic, payload, packet) => {
+      if (accepts !== undefined && !accepts(topic)) return;
       const raw = telemetryReading(topic, payload);
       const traceparent = userProperty(packet.properties?.userProperties, 'traceparent');
       if (traceparent) raw.traceparent = traceparent;

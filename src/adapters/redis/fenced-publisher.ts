@@ -1,4 +1,5 @@
 import type { RedisClient } from './redis-connection.js';
+import type { FenceKeyOf } from './redis-ingest-lease.js';
 
 /**
  * While KEYS[1] holds fencing token ARGV[1], for each message (ARGV[2…] in fours: channel, text,
@@ -36,44 +37,49 @@ export type FencedOutcome = { fence: number; count: number } & ({ sent: boolean 
  */
 export class FencedPublisher {
   readonly #redis: WithFencedPublish;
-  readonly #fenceKey: string;
+  readonly #fenceKeyOf: FenceKeyOf;
   readonly #publishedKey: string;
   readonly #outcome: (outcome: FencedOutcome) => void;
-  #fence = 0;
-  #messages: string[] = [];
+  /** This run's messages per holding (one per ingest partition this instance holds), four strings each. */
+  #batches = new Map<number, string[]>();
 
   constructor(
     redis: RedisClient,
-    options: { cluster: boolean; fenceKey: string; publishedKey: string; outcome(outcome: FencedOutcome): void },
+    options: { cluster: boolean; fenceKeyOf: FenceKeyOf; publishedKey: string; outcome(outcome: FencedOutcome): void },
   ) {
     redis.defineCommand('fencedPublish', { numberOfKeys: 2, lua: script(options.cluster ? 'SPUBLISH' : 'PUBLISH') });
     this.#redis = redis as WithFencedPublish;
-    this.#fenceKey = options.fenceKey;
+    this.#fenceKeyOf = options.fenceKeyOf;
     this.#publishedKey = options.publishedKey;
     this.#outcome = options.outcome;
   }
 
   /** `group` and `seq`: the device group and seq of a reading ('' otherwise). */
   publish(fence: number, channel: string, text: string, group: string, seq: string): void {
-    if (this.#messages.length > 0 && fence !== this.#fence) void this.flush();
     // Sent when this run of synchronous code ends, before the acknowledgements it settled go to the
     // broker (promise callbacks queued after this one): a holder stopped in between must not have
     // acknowledged a reading the cluster was never sent. A turn later was too late (CI's soak).
-    if (this.#messages.length === 0) queueMicrotask(() => void this.flush());
-    this.#fence = fence;
-    this.#messages.push(channel, text, group, seq);
+    if (this.#batches.size === 0) queueMicrotask(() => void this.flush());
+    let messages = this.#batches.get(fence);
+    if (messages === undefined) this.#batches.set(fence, (messages = []));
+    messages.push(channel, text, group, seq);
   }
 
   /** Sends what this turn gathered now; resolves once Redis answered (wait for it before closing). */
   flush(): Promise<void> {
-    if (this.#messages.length === 0) return Promise.resolve();
-    const messages = this.#messages;
-    const fence = this.#fence;
-    this.#messages = [];
-    const count = messages.length / 4;
-    return this.#redis.fencedPublish(this.#fenceKey, this.#publishedKey, String(fence), ...messages).then(
-      (n) => this.#outcome({ fence, count, sent: n !== -1 }),
-      (error: Error) => this.#outcome({ fence, count, error }),
-    );
+    if (this.#batches.size === 0) return Promise.resolve();
+    const batches = this.#batches;
+    this.#batches = new Map();
+    const sent: Promise<void>[] = [];
+    for (const [fence, messages] of batches) {
+      const count = messages.length / 4;
+      sent.push(
+        this.#redis.fencedPublish(this.#fenceKeyOf(fence), this.#publishedKey, String(fence), ...messages).then(
+          (n) => this.#outcome({ fence, count, sent: n !== -1 }),
+          (error: Error) => this.#outcome({ fence, count, error }),
+        ),
+      );
+    }
+    return sent.length === 1 ? sent[0]! : Promise.all(sent).then(() => undefined);
   }
 }

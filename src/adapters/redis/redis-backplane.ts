@@ -7,7 +7,7 @@ import type { BackplaneEnvelope } from '../../wire/backplane-codec.js';
 import { decodeBackplaneWire, encodeBackplaneWire, type BackplaneWire } from '../../wire/backplane-codec.js';
 import { anyRedisClient, type RedisClient } from './redis-connection.js';
 import { hubKeyPrefix } from './hub-key-prefix.js';
-import { ingestFenceKey, publishedSeqsKey } from './redis-ingest-lease.js';
+import { ingestFenceKeys, publishedSeqsKey } from './redis-ingest-lease.js';
 import { FencedPublisher } from './fenced-publisher.js';
 import { publishOn, ShardSubscriber, subscriberFor, type Subscriber } from './shard-subscriber.js';
 
@@ -56,7 +56,14 @@ export class RedisBackplane implements Backplane, HostedService {
    * `cluster`: `url` names a node of a Redis Cluster; the hub's channels then share its slot (a
    * hash tag) and go over sharded pub/sub, so each message reaches only the shard serving them.
    */
-  constructor(options: { url: string; hubName: string; log: Logger; cluster?: boolean }) {
+  constructor(options: {
+    url: string;
+    hubName: string;
+    log: Logger;
+    cluster?: boolean;
+    /** `Cluster:IngestPartitions`: a fenced envelope's token is checked against its partition's. */
+    ingestPartitions?: number;
+  }) {
     const cluster = options.cluster ?? false;
     const prefix = hubKeyPrefix(options.hubName, cluster);
     this.#channel = `${prefix}backplane`;
@@ -68,7 +75,7 @@ export class RedisBackplane implements Backplane, HostedService {
     this.#sub = subscriberFor(this.#pub, options.url, this.#channel);
     this.#fenced = new FencedPublisher(this.#pub, {
       cluster,
-      fenceKey: ingestFenceKey(options.hubName, cluster),
+      fenceKeyOf: ingestFenceKeys(options.hubName, cluster, options.ingestPartitions ?? 1),
       publishedKey: publishedSeqsKey(options.hubName, cluster),
       outcome: (o) => {
         if ('error' in o) this.#fault('publish', o.error, 'backplane publish failed');

@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { Clock, TimerHandle } from '../../host/clock.js';
 import type { HostedService } from '../../host/lifecycle/hosted-service.js';
 import type { IngestLease } from '../../realtime/ingest-lease.js';
+import { partitionOfFence } from '../../realtime/ingest-partitions.js';
 
 /**
  * Renews our own lease, or takes a free one and raises the fencing token (KEYS[2], never
@@ -14,31 +15,72 @@ import type { IngestLease } from '../../realtime/ingest-lease.js';
  * count as its own (the redelivery window takes an identity remembered under this holding as
  * handed on).
  *
- * A token counter Redis lost (a restart without its data) starts again from Redis's clock in
- * milliseconds, not from 1: above every token handed out before the loss (those were raised once
- * per holding from an earlier such start), so no new holding gets the token of an old one and an
- * ingester's seq blocks from before the loss are never taken for its new holding's.
+ * Partition ARGV[5] of ARGV[4] raises its token to the next number ≡ ARGV[5] (mod ARGV[4]), so a
+ * token names its partition (one partition: plain INCR). A token counter Redis lost (a restart
+ * without its data) starts again from Redis's clock in milliseconds times ARGV[4], not from 1:
+ * above every token handed out before the loss (those were raised once per holding from an
+ * earlier such start), so no new holding gets the token of an old one and an ingester's seq
+ * blocks from before the loss are never taken for its new holding's.
+ *
+ * KEYS[3] holds the partition count the cluster's lease holders run with, renewed with their
+ * leases: while holders with another count are alive (a rolling change of
+ * `Cluster:IngestPartitions`, or instances that disagree), -1 and no claim, since the two counts
+ * would put a device in two partitions, ingested twice.
  */
-const CLAIM = `if redis.call('GET', KEYS[1]) == ARGV[1] then
+const CLAIM = `local counted = redis.call('GET', KEYS[3])
+if counted and counted ~= ARGV[4] then return -1 end
+redis.call('SET', KEYS[3], ARGV[4], 'PX', ARGV[2])
+local step = tonumber(ARGV[4])
+local offset = tonumber(ARGV[5])
+local function raise()
+  local current = tonumber(redis.call('GET', KEYS[2]) or '0')
+  local n = (math.floor(current / step) + 1) * step + offset
+  redis.call('SET', KEYS[2], string.format('%d', n))
+  return n
+end
+if redis.call('GET', KEYS[1]) == ARGV[1] then
   redis.call('PEXPIRE', KEYS[1], ARGV[2])
-  if ARGV[3] == '1' then return redis.call('INCR', KEYS[2]) end
+  if ARGV[3] == '1' then return raise() end
   return tonumber(redis.call('GET', KEYS[2]) or '0')
 end
 if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
   if redis.call('EXISTS', KEYS[2]) == 0 then
     local now = redis.call('TIME')
-    redis.call('SET', KEYS[2], string.format('%d', tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)))
+    local ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+    redis.call('SET', KEYS[2], string.format('%d', ms * step))
   end
-  return redis.call('INCR', KEYS[2])
+  return raise()
 end
 return 0`;
 /** Frees the lease only if it is still ours. */
 const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0`;
 
-/** The fencing token of a hub name's ingest lease, which the fenced writes of its ingester check. */
-export function ingestFenceKey(hubName: string, cluster = false): string {
-  return `${hubKeyPrefix(hubName, cluster)}ingest-lease:fence`;
+/**
+ * The key of a hub name's ingest lease: one per partition (`ingest-lease:p{i}`), or `ingest-lease`
+ * when the broker's devices are not partitioned (`Cluster:IngestPartitions` 1).
+ */
+export function ingestLeaseKey(hubName: string, cluster = false, partition = 0, partitions = 1): string {
+  return `${hubKeyPrefix(hubName, cluster)}ingest-lease${partitions > 1 ? `:p${partition}` : ''}`;
+}
+
+/** The fencing token of a hub name's ingest lease (of one partition), which the fenced writes of its ingester check. */
+export function ingestFenceKey(hubName: string, cluster = false, partition = 0, partitions = 1): string {
+  return `${ingestLeaseKey(hubName, cluster, partition, partitions)}:fence`;
+}
+
+/** The partition count the cluster's ingest lease holders run with (see CLAIM). */
+export function ingestPartitionsKey(hubName: string, cluster = false): string {
+  return `${ingestLeaseKey(hubName, cluster)}:partitions`;
+}
+
+/** The fencing token's key for a reading's token (`RawReading.fence`): its partition's. */
+export type FenceKeyOf = (fence: number) => string;
+
+/** Every partition's fencing token key, found by a token (`partitionOfFence`). */
+export function ingestFenceKeys(hubName: string, cluster = false, partitions = 1): FenceKeyOf {
+  const keys = Array.from({ length: partitions }, (_, i) => ingestFenceKey(hubName, cluster, i, partitions));
+  return (fence) => keys[partitionOfFence(fence, partitions)]!;
 }
 
 /**
@@ -60,6 +102,18 @@ export interface RedisIngestLeaseOptions {
   log: Logger;
   /** Logged with the lease changes, to tell which instance ingests. */
   instanceId: string;
+  /** The ingest partition this lease is for (default: the only one, 0 of 1); its tokens are ≡ index (mod count). */
+  partition?: { index: number; count: number };
+  /**
+   * Where the lease holders' partition count lives (`ingestPartitionsKey`); default `{key}:partitions`.
+   * A lease is not claimed while holders with another count are alive.
+   */
+  countKey?: string;
+  /**
+   * Asked before claiming the lease while not holding it: false leaves it to other instances (a
+   * balancer's share is full). Unset: always claim.
+   */
+  wants?: () => boolean;
 }
 
 /**
@@ -116,6 +170,21 @@ export class RedisIngestLease implements IngestLease, HostedService {
     await this.#claim();
   }
 
+  /** The ingest partition this lease is for. */
+  get partition(): number {
+    return this.#o.partition?.index ?? 0;
+  }
+
+  /**
+   * Hands the lease on: this instance stops ingesting under it now and frees it in Redis, so
+   * another instance's next claim takes it. Claims again only once `wants` says so.
+   */
+  async release(): Promise<void> {
+    if (!this.#held) return;
+    this.#set(false);
+    await this.#o.redis.eval(RELEASE, 1, this.#o.key, this.#token).catch(() => undefined);
+  }
+
   async stop(): Promise<void> {
     this.#stopped = true;
     this.#o.redis.off('close', this.#connectionLost);
@@ -138,12 +207,31 @@ export class RedisIngestLease implements IngestLease, HostedService {
 
   #claim(): Promise<void> {
     const { redis, key, fenceKey, ttlMs, clock } = this.#o;
+    if (this.#stopped) return Promise.resolve();
+    if (!this.held && this.#o.wants?.() === false) {
+      this.#claiming = undefined;
+      this.#tick = clock.setTimeout(() => void this.#claim(), ttlMs / 3);
+      this.#tick.unref?.();
+      return Promise.resolve();
+    }
+    const { index, count } = this.#o.partition ?? { index: 0, count: 1 };
     const askedAt = clock.monotonicNow();
     const fresh = this.held ? '0' : '1';
     const endedBefore = this.#ended;
     let again = false;
     this.#claiming = (
-      redis.eval(CLAIM, 2, key, fenceKey, this.#token, String(Math.ceil(ttlMs)), fresh) as Promise<number>
+      redis.eval(
+        CLAIM,
+        3,
+        key,
+        fenceKey,
+        this.#o.countKey ?? `${key}:partitions`,
+        this.#token,
+        String(Math.ceil(ttlMs)),
+        fresh,
+        String(count),
+        String(index),
+      ) as Promise<number>
     )
       .then(
         (fence) => {
@@ -159,7 +247,10 @@ export class RedisIngestLease implements IngestLease, HostedService {
             if (this.#fence !== undefined && this.#fence !== fence) this.#set(false);
             this.#fence = fence;
             this.#holdUntil(askedAt + ttlMs * 0.8);
-          } else this.#set(false);
+          } else {
+            if (fence === -1) this.#countDiffers();
+            this.#set(false);
+          }
         },
         // Unanswered: keep what we have; the expiry timer ends it in time.
         () => undefined,
@@ -170,6 +261,18 @@ export class RedisIngestLease implements IngestLease, HostedService {
         this.#tick.unref?.();
       });
     return this.#claiming;
+  }
+
+  #countWarned = false;
+
+  /** Once per process: the reason this instance ingests nothing is a configuration, not a race. */
+  #countDiffers(): void {
+    if (this.#countWarned) return;
+    this.#countWarned = true;
+    this.#o.log.warn(
+      { instanceId: this.#o.instanceId, partitions: this.#o.partition?.count ?? 1 },
+      'ingest lease not claimed: the instances ingesting now run with another Cluster:IngestPartitions; this one stands by until they stop',
+    );
   }
 
   /** `until`: monotonic ms. */

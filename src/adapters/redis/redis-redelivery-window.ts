@@ -4,6 +4,7 @@ import type { Clock } from '../../host/clock.js';
 import { LogThrottle } from '../../host/log-throttle.js';
 import { RecentIdentities, type RedeliveryWindow } from '../../realtime/redelivery-window.js';
 import { SeqRefused } from '../../wire/seq-refused.js';
+import type { FenceKeyOf } from './redis-ingest-lease.js';
 
 /**
  * Remembers identities (ARGV[4…]) in the current bucket for twice the window, unless the ingest
@@ -99,7 +100,8 @@ export interface RedisRedeliveryWindowOptions {
   redis: RedisClient;
   /** Buckets are `{keyPrefix}{n}`, one per window length of wall time. */
   keyPrefix: string;
-  fenceKey: string;
+  /** A reading's ingest lease token key (its partition's); unfenced readings check none. */
+  fenceKeyOf: FenceKeyOf;
   /** Each device group's newest seq the lease holders published (`publishedSeqsKey`). */
   publishedKey: string;
   windowMs: number;
@@ -131,12 +133,11 @@ export class RedisRedeliveryWindow implements RedeliveryWindow {
   readonly #redis: WithWindowCommands;
   readonly #local: RecentIdentities;
   readonly #faults: LogThrottle;
-  /** Identities waiting for this turn's batch, with the fence they came under. */
+  /** Unfenced identities waiting for this turn's batch. */
   #batch: string[] = [];
-  #batchFence = '';
   #flushing = false;
-  /** Lease holdings' identities waiting for this turn's CONFIRM. */
-  #confirming: ConfirmBatch | undefined;
+  /** Lease holdings' identities waiting for this turn's CONFIRM, per holding (one per ingest partition held). */
+  readonly #confirming = new Map<number, ConfirmBatch>();
 
   constructor(options: RedisRedeliveryWindowOptions) {
     this.#o = options;
@@ -157,14 +158,13 @@ export class RedisRedeliveryWindow implements RedeliveryWindow {
     if (this.#local.seen(identity)) return true;
     // A lease holding's reading is asked about in Redis by `confirm`, DUP or not.
     if (fence !== undefined) return false;
-    const fenceText = fence === undefined ? '' : String(fence);
     if (!redelivered) {
-      this.#remember(identity, fenceText);
+      this.#remember(identity);
       return false;
     }
     const bucket = Math.floor(this.#o.clock.now() / this.#o.windowMs);
     return this.#redis
-      .checkIdentity(this.#key(bucket), this.#key(bucket - 1), this.#o.fenceKey, fenceText, this.#ttl(), identity)
+      .checkIdentity(this.#key(bucket), this.#key(bucket - 1), this.#o.fenceKeyOf(0), '', this.#ttl(), identity)
       .then(
         (n) => n === 1,
         (err: Error) => {
@@ -181,11 +181,11 @@ export class RedisRedeliveryWindow implements RedeliveryWindow {
    * refused here (`SeqRefused`) and hands nothing on: the successor numbers the reading alone.
    */
   confirm(identity: string, fence: number, seq: number, group: string): Promise<boolean> {
-    let batch = this.#confirming;
-    if (batch === undefined || batch.fence !== fence) {
-      if (batch !== undefined) this.#sendConfirm();
-      batch = this.#confirming = newConfirmBatch(fence);
-      setImmediate(() => this.#sendConfirm());
+    let batch = this.#confirming.get(fence);
+    if (batch === undefined) {
+      batch = newConfirmBatch(fence);
+      this.#confirming.set(fence, batch);
+      setImmediate(() => this.#sendConfirm(fence));
     }
     const at = batch.readings.push(identity, group, String(seq)) / 3 - 1;
     return batch.answer.then((known) => known[at] === 1);
@@ -195,17 +195,16 @@ export class RedisRedeliveryWindow implements RedeliveryWindow {
     this.#local.forget(identity);
   }
 
-  #sendConfirm(): void {
-    const batch = this.#confirming;
+  #sendConfirm(fence: number): void {
+    const batch = this.#confirming.get(fence);
     if (batch === undefined) return;
-    this.#confirming = undefined;
+    this.#confirming.delete(fence);
     const bucket = Math.floor(this.#o.clock.now() / this.#o.windowMs);
-    const { fence } = batch;
     this.#redis
       .confirmIdentities(
         this.#key(bucket),
         this.#key(bucket - 1),
-        this.#o.fenceKey,
+        this.#o.fenceKeyOf(fence),
         this.#o.publishedKey,
         String(fence),
         this.#ttl(),
@@ -218,9 +217,7 @@ export class RedisRedeliveryWindow implements RedeliveryWindow {
       });
   }
 
-  #remember(identity: string, fence: string): void {
-    if (fence !== this.#batchFence) this.#flush();
-    this.#batchFence = fence;
+  #remember(identity: string): void {
     this.#batch.push(identity);
     if (this.#flushing) return;
     this.#flushing = true;
@@ -234,7 +231,7 @@ export class RedisRedeliveryWindow implements RedeliveryWindow {
     this.#batch = [];
     const bucket = Math.floor(this.#o.clock.now() / this.#o.windowMs);
     this.#redis
-      .rememberIdentities(this.#key(bucket), this.#o.fenceKey, this.#batchFence, this.#ttl(), ...batch)
+      .rememberIdentities(this.#key(bucket), this.#o.fenceKeyOf(0), '', this.#ttl(), ...batch)
       .catch((err: Error) => this.#faults.warn({ err: { message: err.message } }, 'redelivery window not stored'));
   }
 

@@ -1,6 +1,7 @@
 import type { RedisClient } from './redis-connection.js';
 import type { SeqAllocator } from '../../realtime/seq-allocator.js';
 import { SeqRefused } from '../../wire/seq-refused.js';
+import type { FenceKeyOf } from './redis-ingest-lease.js';
 
 /**
  * A device the caller has numbered before (floor > 0) whose counter Redis does not have: Redis
@@ -75,8 +76,8 @@ interface Block {
 
 export interface RedisSeqAllocatorOptions {
   keyPrefix: string;
-  /** The ingest lease's fencing token (`RedisIngestLease`'s `fenceKey`). */
-  fenceKey: string;
+  /** A fenced reading's ingest lease token key (its partition's `RedisIngestLease` `fenceKey`). */
+  fenceKeyOf: FenceKeyOf;
   /** Seqs reserved per round trip for a fenced reading's device (`Cluster:SeqBlockSize`). */
   blockSize: number;
 }
@@ -96,7 +97,7 @@ export interface RedisSeqAllocatorOptions {
 export class RedisSeqAllocator implements SeqAllocator {
   readonly #redis: WithSeqCommands;
   readonly #prefix: string;
-  readonly #fenceKey: string;
+  readonly #fenceKeyOf: FenceKeyOf;
   readonly #blockSize: number;
   /** Per tenant, per device: no key string built per reading. */
   readonly #blocks = new Map<string, Map<string, Block>>();
@@ -106,7 +107,7 @@ export class RedisSeqAllocator implements SeqAllocator {
     if (!('seqBlock' in redis)) redis.defineCommand('seqBlock', { numberOfKeys: 2, lua: BLOCK });
     this.#redis = redis as WithSeqCommands;
     this.#prefix = options.keyPrefix;
-    this.#fenceKey = options.fenceKey;
+    this.#fenceKeyOf = options.fenceKeyOf;
     this.#blockSize = options.blockSize;
   }
 
@@ -178,7 +179,7 @@ export class RedisSeqAllocator implements SeqAllocator {
   #ask(tenantId: string, deviceId: string, block: Block, floor: number): Promise<number> {
     return this.#redis.seqBlock(
       `${this.#prefix}${tenantId}`,
-      this.#fenceKey,
+      this.#fenceKeyOf(block.fence),
       deviceId,
       String(floor),
       String(block.fence),

@@ -5,6 +5,7 @@ import type { DeviceRegistry } from '../../realtime/device-registry.js';
 import { LogThrottle } from '../../host/log-throttle.js';
 import { parseDeviceGroup, type Reading } from '../../wire/reading.js';
 import { isValidId } from '../../host/ids.js';
+import type { FenceKeyOf } from './redis-ingest-lease.js';
 
 /**
  * A tenant's last values (ARGV[3…]: device, reading, …) and the tenant (ARGV[2]) in the set of
@@ -41,19 +42,18 @@ export class SharedLastValues {
   readonly #registry: DeviceRegistry;
   readonly #faults: LogThrottle;
   readonly #tenantReads = new Map<string, Promise<void>>();
-  readonly #fenceKey: string;
-  /** This turn's writes: per tenant, per device, the reading's text; all under `#batchFence`. */
-  #batch = new Map<string, Map<string, string>>();
-  #batchFence = '';
+  readonly #fenceKeyOf: FenceKeyOf;
+  /** This turn's writes: per fencing token ('' unfenced; one per ingest partition held), per tenant, per device, the reading's text. */
+  #batch = new Map<string, Map<string, Map<string, string>>>();
   #flushing = false;
 
   constructor(
     redis: RedisClient,
-    options: { keyPrefix: string; fenceKey: string; registry: DeviceRegistry; log: Logger },
+    options: { keyPrefix: string; fenceKeyOf: FenceKeyOf; registry: DeviceRegistry; log: Logger },
   ) {
     if (!('storeLastValues' in redis)) redis.defineCommand('storeLastValues', { numberOfKeys: 3, lua: WRITE });
     this.#redis = redis;
-    this.#fenceKey = options.fenceKey;
+    this.#fenceKeyOf = options.fenceKeyOf;
     this.#prefix = options.keyPrefix;
     this.#registry = options.registry;
     this.#faults = new LogThrottle(options.log);
@@ -71,10 +71,10 @@ export class SharedLastValues {
       data: reading.data,
     });
     const fence = reading.fence === undefined ? '' : String(reading.fence);
-    if (fence !== this.#batchFence) this.#flush();
-    this.#batchFence = fence;
-    let devices = this.#batch.get(reading.tenantId);
-    if (devices === undefined) this.#batch.set(reading.tenantId, (devices = new Map()));
+    let tenants = this.#batch.get(fence);
+    if (tenants === undefined) this.#batch.set(fence, (tenants = new Map()));
+    let devices = tenants.get(reading.tenantId);
+    if (devices === undefined) tenants.set(reading.tenantId, (devices = new Map()));
     devices.set(reading.deviceId, text);
     if (this.#flushing) return;
     this.#flushing = true;
@@ -86,19 +86,15 @@ export class SharedLastValues {
     if (this.#batch.size === 0) return;
     const batch = this.#batch;
     this.#batch = new Map();
-    for (const [tenantId, devices] of batch) {
-      const args: string[] = [];
-      for (const [deviceId, text] of devices) args.push(deviceId, text);
-      (this.#redis as WithLastValues)
-        .storeLastValues(
-          this.#tenantKey(tenantId),
-          `${this.#prefix}tenants`,
-          this.#fenceKey,
-          this.#batchFence,
-          tenantId,
-          ...args,
-        )
-        .catch((err: Error) => this.#faults.warn({ err: { message: err.message } }, 'last value not stored'));
+    for (const [fence, tenants] of batch) {
+      const fenceKey = this.#fenceKeyOf(fence === '' ? 0 : Number(fence));
+      for (const [tenantId, devices] of tenants) {
+        const args: string[] = [];
+        for (const [deviceId, text] of devices) args.push(deviceId, text);
+        (this.#redis as WithLastValues)
+          .storeLastValues(this.#tenantKey(tenantId), `${this.#prefix}tenants`, fenceKey, fence, tenantId, ...args)
+          .catch((err: Error) => this.#faults.warn({ err: { message: err.message } }, 'last value not stored'));
+      }
     }
   }
 

@@ -53,6 +53,14 @@ export const CLUSTER_KEYS: readonly KeyDefinition[] = [
     parse: p.int(1, 1_000_000),
     default: () => 100,
   },
+  // How many instances can share the reading of one external broker: each partition is leased to
+  // one instance at a time, and an instance holding several reads the broker once per partition.
+  {
+    key: 'Cluster:IngestPartitions',
+    doc: "with Redis and `ConnectionStrings:mqtt`: how many partitions the external broker's devices are split into (by a hash of the topic), each read by one instance at a time under a lease of its own with a persistent session of its own (client id `{Ingestion:Mqtt:ClientId}-p{i}`), spread evenly over the live instances; up to this many instances then share ingestion. Every instance of a cluster must use the same value; 1 keeps the single ingester (see Ingestion (docs/ingestion.md))",
+    parse: p.int(1, 64),
+    default: () => 1,
+  },
   {
     key: 'Cluster:IngestLeaseSeconds',
     doc: 'with Redis: how long the ingest lease lasts unrenewed (renewed every third of it), i.e. how soon a standby takes over from a crashed ingester',

@@ -92,13 +92,13 @@ if (requireCommand('mosquitto', 'a private broker to resend to') && (await redis
         redelivery: new RedisRedeliveryWindow({
           redis,
           keyPrefix: `${prefix}redelivery:`,
-          fenceKey,
+          fenceKeyOf: () => fenceKey,
           publishedKey: publishedSeqsKey(hubName),
           windowMs: 60_000,
           clock: systemClock,
           log: silent,
         }),
-        seq: new RedisSeqAllocator(redis, { keyPrefix: `${prefix}seq:`, fenceKey, blockSize: 10 }),
+        seq: new RedisSeqAllocator(redis, { keyPrefix: `${prefix}seq:`, fenceKeyOf: () => fenceKey, blockSize: 10 }),
         holds: options.holds ?? ((fence) => options.lease.fence === fence),
         publish: (reading) => {
           published.push(reading);

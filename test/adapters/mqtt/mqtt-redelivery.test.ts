@@ -75,13 +75,13 @@ if (requireCommand('mosquitto', 'a private broker to resend to') && (await redis
           new RedisRedeliveryWindow({
             redis: r,
             keyPrefix: `${prefix}redelivery:`,
-            fenceKey: `${prefix}fence`,
+            fenceKeyOf: () => `${prefix}fence`,
             publishedKey: `${prefix}published-seqs`,
             windowMs: 60_000,
             clock: systemClock,
             log: silent,
           }),
-          new RedisSeqAllocator(r, { keyPrefix: `${prefix}seq:`, fenceKey: `${prefix}fence`, blockSize: 10 }),
+          new RedisSeqAllocator(r, { keyPrefix: `${prefix}seq:`, fenceKeyOf: () => `${prefix}fence`, blockSize: 10 }),
         );
 
       // The first ingester takes the reading in and dies before its PUBACK goes out.

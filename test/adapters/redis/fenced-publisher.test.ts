@@ -21,7 +21,7 @@ if (await redisOrReport('FencedPublisher')) {
       const outcomes: FencedOutcome[] = [];
       const publisher = new FencedPublisher(pub, {
         cluster: false,
-        fenceKey,
+        fenceKeyOf: () => fenceKey,
         publishedKey,
         outcome: (o) => outcomes.push(o),
       });

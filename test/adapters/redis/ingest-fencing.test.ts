@@ -63,13 +63,13 @@ if (await redisOrReport('ingest fencing')) {
       const backplane = new RedisBackplane({ url: REDIS_URL, hubName, log: silent });
       await backplane.start();
       const hub = new Hub({ backplane });
-      const lastValues = new SharedLastValues(redis, { keyPrefix, fenceKey, registry, log: silent });
+      const lastValues = new SharedLastValues(redis, { keyPrefix, fenceKeyOf: () => fenceKey, registry, log: silent });
       const dropped: string[] = [];
       const pipeline = new ReadingPipeline({
         registry,
         clock,
         maxPerSecond: Infinity,
-        seq: new RedisSeqAllocator(redis, { keyPrefix: `${keyPrefix}seq:`, fenceKey, blockSize: 10 }),
+        seq: new RedisSeqAllocator(redis, { keyPrefix: `${keyPrefix}seq:`, fenceKeyOf: () => fenceKey, blockSize: 10 }),
         logger: { warn: (o: object) => dropped.push(String((o as { reason?: string }).reason)) },
         publish: (reading) => {
           hub.publishReading(reading);

@@ -85,7 +85,7 @@ if (cluster === undefined) {
     const keyPrefix = `${hubKeyPrefix(hubName, true)}seq:`;
     const fenceKey = ingestFenceKey(hubName, true);
     return {
-      instances: clients.map((c) => new RedisSeqAllocator(c, { keyPrefix, fenceKey, blockSize: 10 })),
+      instances: clients.map((c) => new RedisSeqAllocator(c, { keyPrefix, fenceKeyOf: () => fenceKey, blockSize: 10 })),
       dispose: async () => void clients.forEach((c) => c.disconnect()),
     };
   });
@@ -128,8 +128,12 @@ if (cluster === undefined) {
       open.push({ stop: () => lease.stop() });
       await lease.start();
       const registry = new DeviceRegistry({});
-      const lastValues = new SharedLastValues(redis, { keyPrefix, fenceKey, registry, log: silent });
-      const seq = new RedisSeqAllocator(redis, { keyPrefix: `${keyPrefix}seq:`, fenceKey, blockSize: 10 });
+      const lastValues = new SharedLastValues(redis, { keyPrefix, fenceKeyOf: () => fenceKey, registry, log: silent });
+      const seq = new RedisSeqAllocator(redis, {
+        keyPrefix: `${keyPrefix}seq:`,
+        fenceKeyOf: () => fenceKey,
+        blockSize: 10,
+      });
       return { redis, lease, registry, lastValues, seq, keyPrefix };
     }
 
@@ -191,7 +195,7 @@ if (cluster === undefined) {
         const window = new RedisRedeliveryWindow({
           redis,
           keyPrefix: `${keyPrefix}redelivery:`,
-          fenceKey,
+          fenceKeyOf: () => fenceKey,
           publishedKey: publishedSeqsKey(hubName, true),
           windowMs: 60_000,
           clock: systemClock,

@@ -19,13 +19,18 @@ if (await redisOrReport('RedisRedeliveryWindow')) {
     const window = new RedisRedeliveryWindow({
       redis,
       keyPrefix: `${prefix}redelivery:`,
-      fenceKey,
+      fenceKeyOf: () => fenceKey,
       publishedKey,
       windowMs: 60_000,
       clock: systemClock,
       log: pino({ level: 'silent' }),
     });
-    const publisher = new FencedPublisher(redis, { cluster: false, fenceKey, publishedKey, outcome: () => undefined });
+    const publisher = new FencedPublisher(redis, {
+      cluster: false,
+      fenceKeyOf: () => fenceKey,
+      publishedKey,
+      outcome: () => undefined,
+    });
     const publish = (fence: number, seq: number) =>
       publisher.publish(fence, `${prefix}channel`, 'reading', 'g', String(seq));
 

@@ -11,7 +11,7 @@ if (await redisOrReport('RedisSeqAllocator')) {
     const clients = Array.from({ length: size }, () => new Redis(REDIS_URL, { enableAutoPipelining: true }));
     return {
       instances: clients.map(
-        (c) => new RedisSeqAllocator(c, { keyPrefix: prefix, fenceKey: `${prefix}fence`, blockSize: 10 }),
+        (c) => new RedisSeqAllocator(c, { keyPrefix: prefix, fenceKeyOf: () => `${prefix}fence`, blockSize: 10 }),
       ),
       dispose: async () => {
         await deleteKeys(clients[0]!, prefix);
@@ -28,7 +28,7 @@ if (await redisOrReport('RedisSeqAllocator')) {
       new Redis(REDIS_URL, { enableAutoPipelining: true }),
     ];
     const [a, b] = clients.map(
-      (c) => new RedisSeqAllocator(c, { keyPrefix: prefix, fenceKey: `${prefix}fence`, blockSize: 10 }),
+      (c) => new RedisSeqAllocator(c, { keyPrefix: prefix, fenceKeyOf: () => `${prefix}fence`, blockSize: 10 }),
     ) as [RedisSeqAllocator, RedisSeqAllocator];
 
     beforeAll(async () => void (await Promise.all(clients.map((c) => c.ping()))));
