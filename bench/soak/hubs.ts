@@ -16,6 +16,8 @@ export interface HubEnvironment {
   rabbitMqUrl: string | undefined;
   queueName: string;
   throttlePerSecond: number;
+  /** `Cluster:IngestPartitions`. */
+  partitions: number;
   scratch: string;
 }
 
@@ -27,8 +29,10 @@ export interface HubSlot {
   pid(): number | undefined;
   /** When the current process started (ms, epoch). */
   startedAt(): number;
-  /** Whether the current process's last lease message said it ingests. */
+  /** Whether the current process holds an ingest lease (of any partition), by its last lease messages. */
   holdsLease(): boolean;
+  /** How many ingest leases (partitions) the current process holds. */
+  leasesHeld(): number;
   running(): boolean;
   start(): Promise<void>;
   signal(signal: 'SIGKILL' | 'SIGSTOP' | 'SIGCONT'): void;
@@ -48,7 +52,8 @@ export async function hubSlot(slot: number, env: HubEnvironment): Promise<HubSlo
   let child: ChildProcess | undefined;
   let exited: Promise<void> = Promise.resolve();
   let started = 0;
-  let holder = false;
+  /** The lease keys the current process logged as acquired and not lost since. */
+  const held = new Set<string>();
   let tail = '';
   const args = [
     `--Http:Port=${port}`,
@@ -65,6 +70,7 @@ export async function hubSlot(slot: number, env: HubEnvironment): Promise<HubSlo
     ...(env.rabbitMqUrl ? [`--ConnectionStrings:rabbitmq=${env.rabbitMqUrl}`, `--Queue:Name=${env.queueName}`] : []),
     '--History:Enabled=true',
     `--Cluster:IngestLeaseSeconds=${SOAK.leaseSeconds}`,
+    `--Cluster:IngestPartitions=${env.partitions}`,
     `--Throttle:MaxPerSecondPerDevice=${env.throttlePerSecond}`,
     '--Simulator:Devices=0',
     `--Storage:Path=${join(env.scratch, `firmware-h${slot}`)}`,
@@ -82,7 +88,8 @@ export async function hubSlot(slot: number, env: HubEnvironment): Promise<HubSlo
     url,
     pid: () => child?.pid,
     startedAt: () => started,
-    holdsLease: () => holder && self.running(),
+    holdsLease: () => held.size > 0 && self.running(),
+    leasesHeld: () => (self.running() ? held.size : 0),
     running: () => child !== undefined && child.exitCode === null && child.signalCode === null,
     async start() {
       const proc = spawn(
@@ -95,7 +102,7 @@ export async function hubSlot(slot: number, env: HubEnvironment): Promise<HubSlo
       );
       child = proc;
       started = Date.now();
-      holder = false;
+      held.clear();
       let gone = false;
       exited = new Promise((resolve) => proc.once('exit', () => ((gone = true), resolve())));
       // SOAK_LOGS=<dir>: every hub process's output kept, one file per instance, for a finding's evidence.
@@ -112,9 +119,10 @@ export async function hubSlot(slot: number, env: HubEnvironment): Promise<HubSlo
         const lines = text.split('\n');
         partial = lines.pop()!;
         for (const line of lines) {
-          // JSON log lines: only the lease changes matter here.
-          if (line.includes('ingest lease acquired')) holder = true;
-          else if (line.includes('ingest lease lost')) holder = false;
+          // JSON log lines: only the lease changes matter here, each naming its lease's key.
+          const key = /"key":"([^"]*)"/.exec(line)?.[1] ?? '';
+          if (line.includes('ingest lease acquired')) held.add(key);
+          else if (line.includes('ingest lease lost')) held.delete(key);
         }
         tail = (tail + text).slice(-6000);
       };

@@ -2,7 +2,7 @@ import { commandLine, usageError } from '../../src/host/command-line.js';
 
 const SOAK_COMMAND = {
   name: 'soak',
-  usage: `usage: npm run soak -- [--minutes 10] [--seed N] [--hubs 3] [--devices 500] [--rate 2] [--subscribers 1000]
+  usage: `usage: npm run soak -- [--minutes 10] [--seed N] [--hubs 3] [--partitions 1] [--devices 500] [--rate 2] [--subscribers 1000]
 
 A chaos soak: hub instances on a private Redis, Mosquitto and PostgreSQL (and the shared RabbitMQ),
 a device fleet at QoS 1 (every tenth device at QoS 0), subscribers over socket.io and reliable Web
@@ -12,6 +12,8 @@ exits 0 only when every invariant held (bench/soak/README.md).
   --minutes      how long faults are injected (default 10)
   --seed         the fault schedule's seed (default: drawn and printed, so a run can be repeated)
   --hubs         hub instances (default 3)
+  --partitions   Cluster:IngestPartitions: the broker's devices in this many partitions, each
+                 ingested by one instance (default 1: one ingest lease)
   --devices      devices, half in each of two tenants (default 500)
   --rate         readings per second per device (default 2)
   --subscribers  subscribers, half socket.io and half Web PubSub (default 1000)
@@ -21,6 +23,7 @@ exits 0 only when every invariant held (bench/soak/README.md).
     minutes: { type: 'string' },
     seed: { type: 'string' },
     hubs: { type: 'string' },
+    partitions: { type: 'string' },
     devices: { type: 'string' },
     rate: { type: 'string' },
     subscribers: { type: 'string' },
@@ -32,6 +35,7 @@ export interface SoakOptions {
   minutes: number;
   seed: number;
   hubs: number;
+  partitions: number;
   devices: number;
   rate: number;
   subscribers: number;
@@ -60,6 +64,7 @@ export function soakOptions(argv: readonly string[] = process.argv.slice(2)): So
     minutes: number('minutes', 10, (n) => n > 0 && n <= 24 * 60, 'a number of minutes above 0'),
     seed: number('seed', Math.floor(Math.random() * 2 ** 31), (n) => integer(n) && n >= 0, 'an integer ≥ 0'),
     hubs: number('hubs', 3, (n) => integer(n) && n >= 2 && n <= 16, 'an integer from 2 to 16'),
+    partitions: number('partitions', 1, (n) => integer(n) && n >= 1 && n <= 64, 'an integer from 1 to 64'),
     devices: number('devices', 500, (n) => integer(n) && n >= 2 && n <= 100_000, 'an integer from 2 to 100000'),
     rate: number('rate', 2, (n) => n > 0 && n <= 100, 'a rate above 0 and at most 100'),
     subscribers: number('subscribers', 1000, (n) => integer(n) && n >= 2, 'an integer ≥ 2'),

@@ -38,6 +38,11 @@ const MIGRATE = fileURLToPath(new URL('../../src/tools/migrate-cli.js', import.m
 const WARMUP_SECONDS = 60;
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 const seconds = (ms: number) => (ms / 1000).toFixed(0);
+/** Who ingests now: `lease h2`, or with partitions the count each instance holds (`leases h0:1 h1:1 h2:1`). */
+const leases = (slots: readonly HubSlot[]) =>
+  slots.some((s) => s.leasesHeld() > 1) || slots.filter((s) => s.holdsLease()).length > 1
+    ? `leases ${slots.map((s) => `h${s.slot}:${s.leasesHeld()}`).join(' ')}`
+    : `lease ${slots.find((s) => s.holdsLease()) ? `h${slots.find((s) => s.holdsLease())!.slot}` : '–'}`;
 
 /** `npm run soak`: see options.ts and README.md. */
 const opts = soakOptions();
@@ -117,6 +122,7 @@ try {
     rabbitMqUrl,
     queueName,
     throttlePerSecond,
+    partitions: opts.partitions,
     scratch: scratch.path,
   };
   // Run after the hubs stopped (cleanups run last first).
@@ -143,7 +149,7 @@ try {
     await sleep(250);
   }
   console.log(
-    `hubs: ${slots.map((s) => `h${s.slot} :${s.port}`).join(', ')}; lease holder h${slots.find((s) => s.holdsLease())!.slot}; throttle ${throttlePerSecond}/s per device`,
+    `hubs: ${slots.map((s) => `h${s.slot} :${s.port}`).join(', ')}; ${leases(slots)}; ${opts.partitions > 1 ? `${opts.partitions} ingest partitions; ` : ''}throttle ${throttlePerSecond}/s per device`,
   );
 
   // Subscribers: the first half socket.io, the second half Web PubSub; the first of each half through a cuttable proxy.
@@ -244,10 +250,9 @@ try {
           .latest()
           .map((ok, i) => `h${i}${ok ? '✓' : '✗'}`)
           .join(' ');
-        const holder = slots.find((s) => s.holdsLease());
         const mem = slots.map((s) => `${((s.rss() ?? 0) / 2 ** 20).toFixed(0)}`).join('/');
         console.log(
-          `${seconds(now - soakStart).padStart(4)} s  sent ${fc.sent} acked ${fc.acked} (unacked ${fc.unacked}, devices up ${fc.connected})  delivered ${rate.toFixed(0)}/s  subscribers up ${st.connected}/${opts.subscribers}  ${ready}  lease ${holder ? `h${holder.slot}` : '–'}  RSS MB ${mem}  fault: ${current}`,
+          `${seconds(now - soakStart).padStart(4)} s  sent ${fc.sent} acked ${fc.acked} (unacked ${fc.unacked}, devices up ${fc.connected})  delivered ${rate.toFixed(0)}/s  subscribers up ${st.connected}/${opts.subscribers}  ${ready}  ${leases(slots)}  RSS MB ${mem}  fault: ${current}`,
         );
       } catch (err) {
         console.log(`progress: ${(err as Error).message.split('\n')[0]}`);

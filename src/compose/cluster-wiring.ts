@@ -2,16 +2,8 @@ import type { Logger } from 'pino';
 import type { RedisBackplane } from '../adapters/redis/redis-backplane.js';
 import { RedisConnection } from '../adapters/redis/redis-connection.js';
 import { hubKeyPrefix } from '../adapters/redis/hub-key-prefix.js';
-import {
-  ingestFenceKey,
-  ingestFenceKeys,
-  ingestLeaseKey,
-  ingestPartitionsKey,
-  publishedSeqsKey,
-  RedisIngestLease,
-} from '../adapters/redis/redis-ingest-lease.js';
-import { RedisMembership } from '../adapters/redis/redis-membership.js';
-import { PartitionBalancer } from '../realtime/partition-balancer.js';
+import { ingestFenceKeys, publishedSeqsKey, type RedisIngestLease } from '../adapters/redis/redis-ingest-lease.js';
+import { redisIngestLeases } from '../adapters/redis/redis-ingest-leases.js';
 import { partitionOfFence } from '../realtime/ingest-partitions.js';
 import { RedisPeerConnections } from '../adapters/redis/redis-peer-connections.js';
 import { RedisSeqAllocator } from '../adapters/redis/redis-seq-allocator.js';
@@ -38,7 +30,7 @@ export interface ClusterParts {
   peers: RedisPeerConnections;
   /** The backplane the hub uses: watching a group also refreshes its device's last value. */
   hubBackplane: Backplane;
-  /** In start order, after the backplane: the Redis connection, last values loaded, peers, the partition balancer, the leases. */
+  /** In start order, after the backplane: the Redis connection, last values loaded, peers, the lease (or the partition balancer, which runs the leases). */
   services: HostedService[];
 }
 
@@ -67,37 +59,16 @@ export function createClusterParts(
   const peers = new RedisPeerConnections({ url: config.redisUrl!, keyPrefix, pub: state.client, log: clusterLog });
   // Several partitions: each instance takes its share of them (the live instances counted by a
   // heartbeat in Redis). One: whoever claims the lease first ingests, as before partitions.
-  let balancer: PartitionBalancer | undefined;
-  const leases = Array.from(
-    { length: partitions },
-    (_, index) =>
-      new RedisIngestLease({
-        redis: state.client,
-        key: ingestLeaseKey(config.hub.name, config.redisCluster, index, partitions),
-        fenceKey: ingestFenceKey(config.hub.name, config.redisCluster, index, partitions),
-        ttlMs: config.cluster.ingestLeaseMs,
-        clock,
-        instanceId: config.hub.instanceId,
-        log: clusterLog,
-        partition: { index, count: partitions },
-        countKey: ingestPartitionsKey(config.hub.name, config.redisCluster),
-        ...(partitions > 1 ? { wants: () => balancer!.wants() } : {}),
-      }),
-  );
-  if (partitions > 1)
-    balancer = new PartitionBalancer({
-      leases,
-      membership: new RedisMembership({
-        redis: state.client,
-        key: `${keyPrefix}ingest-members`,
-        instanceId: config.hub.instanceId,
-        ttlMs: config.cluster.ingestLeaseMs,
-        log: clusterLog,
-      }),
-      intervalMs: config.cluster.ingestLeaseMs / 3,
-      clock,
-      log: clusterLog,
-    });
+  const { leases, service: balancer } = redisIngestLeases({
+    redis: state.client,
+    hubName: config.hub.name,
+    cluster: config.redisCluster,
+    partitions,
+    ttlMs: config.cluster.ingestLeaseMs,
+    clock,
+    instanceId: config.hub.instanceId,
+    log: clusterLog,
+  });
   const loadLastValues: HostedService = {
     name: 'shared-last-values',
     start: async () => clusterLog.info({ devices: await lastValues.load() }, 'last values loaded from redis'),
@@ -123,6 +94,8 @@ export function createClusterParts(
     lastValues,
     peers,
     hubBackplane: new RefreshingBackplane(backplane, (group) => lastValues.refresh(group)),
-    services: [state, loadLastValues, peers, ...(balancer ? [balancer] : []), ...leases],
+    // With partitions the balancer runs the leases: its first beat before they claim, leaving the
+    // members before they are freed.
+    services: [state, loadLastValues, peers, ...(balancer ? [balancer] : leases)],
   };
 }

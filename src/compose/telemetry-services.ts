@@ -7,7 +7,7 @@ import { categoryLogger } from '../host/logging.js';
 import { RedisBackplane } from '../adapters/redis/redis-backplane.js';
 import { LeasedSource } from '../realtime/leased-source.js';
 import { partitionOfTopic } from '../realtime/ingest-partitions.js';
-import type { RedisIngestLease } from '../adapters/redis/redis-ingest-lease.js';
+import { partitionSuffix, type RedisIngestLease } from '../adapters/redis/redis-ingest-lease.js';
 import type { RedisPeerConnections } from '../adapters/redis/redis-peer-connections.js';
 import type { SharedLastValues } from '../adapters/redis/shared-last-values.js';
 import { createClusterParts } from './cluster-wiring.js';
@@ -23,6 +23,7 @@ import { EventHubsSource } from '../adapters/eventhubs/eventhubs-source.js';
 import { EmbeddedBroker } from '../adapters/mqtt/embedded-broker.js';
 import { EmbeddedBrokerSource } from '../adapters/mqtt/embedded-broker-source.js';
 import { MqttSource } from '../adapters/mqtt/mqtt-source.js';
+import { partitionSessionsEnd } from '../adapters/mqtt/partition-sessions-end.js';
 import { ReadingPipeline } from '../realtime/reading-pipeline.js';
 import { LocalRedeliveryWindow } from '../realtime/redelivery-window.js';
 import type { IngestionSource } from '../realtime/ingestion-source.js';
@@ -232,7 +233,7 @@ export function createTelemetryServices(
         url: () => config.mqtt.url!,
         // A session per partition: whoever holds the partition next resumes it, and the broker
         // keeps the partition's readings meanwhile.
-        clientId: partitions > 1 ? `${config.mqtt.clientId}-p${partition}` : config.mqtt.clientId,
+        clientId: `${config.mqtt.clientId}${partitionSuffix(partition, partitions, '-')}`,
         qos: config.mqtt.qos,
         sessionExpirySeconds: config.mqtt.sessionExpirySeconds,
         protocolVersion: config.mqtt.protocolVersion,
@@ -246,6 +247,20 @@ export function createTelemetryServices(
     if (cluster)
       cluster.leases.forEach((lease, partition) => mqtt(new LeasedSource(source(partition), lease, mqttLog)));
     else mqtt(source(0));
+    // Each source ends its session when the last instance stops; a partition nobody held at that
+    // moment (handed on, not yet claimed) has a session no source ends.
+    if (backplane && partitions > 1)
+      services.push(
+        partitionSessionsEnd({
+          url: () => config.mqtt.url!,
+          clientIds: Array.from(
+            { length: partitions },
+            (_, i) => `${config.mqtt.clientId}${partitionSuffix(i, partitions, '-')}`,
+          ),
+          lastOut: async () => (await backplane.otherInstances()) === 0,
+          log: mqttLog,
+        }),
+      );
   }
   if (!broker && config.mqtt.url === undefined && !config.eventHubs.connectionString) {
     // Legitimate when readings arrive only through the management API (the serverless path), but

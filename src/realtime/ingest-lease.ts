@@ -11,15 +11,19 @@ export interface IngestLease {
    * holder that stalled past its lease) are refused once a successor took over.
    */
   readonly fence: number | undefined;
-  /** Called on every change of `held`; returns a function that stops the calls. */
-  onChange(listener: (held: boolean) => void): () => void;
+  /**
+   * Called on every change of `held`; returns a function that stops the calls. A listener may return
+   * a promise of its work's end (a source stopping): a lease handed on waits for it before it is
+   * freed for another instance.
+   */
+  onChange(listener: (held: boolean) => void | Promise<void>): () => void;
 }
 
 /** A lease one test drives by hand: the in-memory implementation of the seam. */
 export class ManualLease implements IngestLease {
   #held: boolean;
   #fence = 0;
-  readonly #listeners = new Set<(held: boolean) => void>();
+  readonly #listeners = new Set<(held: boolean) => void | Promise<void>>();
 
   constructor(held = false) {
     this.#held = held;
@@ -41,7 +45,7 @@ export class ManualLease implements IngestLease {
     for (const listener of [...this.#listeners]) listener(held);
   }
 
-  onChange(listener: (held: boolean) => void): () => void {
+  onChange(listener: (held: boolean) => void | Promise<void>): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
   }

@@ -35,15 +35,24 @@ export class LeasedSource implements IngestionSource {
       await held(this.#lease, signal);
       if (signal.aborted) return;
       const turn = new AbortController();
+      let ran: Promise<void> = Promise.resolve();
+      // The lease waits for the source to stop (acknowledgements sent, connection closed) before
+      // it frees itself for another instance, when it is handed on.
       const stopOnLoss = this.#lease.onChange((isHeld) => {
-        if (!isHeld) turn.abort(HANDOVER);
+        if (isHeld) return;
+        turn.abort(HANDOVER);
+        return ran.then(
+          () => undefined,
+          () => undefined,
+        );
       });
       const stopOnAbort = () => turn.abort(signal.reason);
       signal.addEventListener('abort', stopOnAbort, { once: true });
       try {
         const fence = this.#lease.fence;
         this.#log.info({ source: this.name, fence }, 'ingesting');
-        await this.#source.run(fenced(sink, this.#lease, fence), turn.signal);
+        ran = this.#source.run(fenced(sink, this.#lease, fence), turn.signal);
+        await ran;
       } finally {
         stopOnLoss();
         signal.removeEventListener('abort', stopOnAbort);

@@ -48,7 +48,7 @@ function heldBy(hub: ChildHub): number[] {
     if (!acquired && !line.includes('ingest lease lost')) return;
     const partition = lines
       .slice(i + 1, i + 6)
-      .map((l) => /key: "[^"]*ingest-lease:p(\d+)"/.exec(l)?.[1])
+      .map((l) => /key: "[^"]*ingest-lease:p(\d+)of\d+"/.exec(l)?.[1])
       .find((p) => p !== undefined);
     if (partition === undefined) return;
     if (acquired) held.add(Number(partition));
@@ -100,7 +100,7 @@ describe('issue 31: ingestion partitioned over three instances', () => {
       await (
         await mqtt.connectAsync(MOSQUITTO, {
           protocolVersion: 5,
-          clientId: `telemetry-hub-${hubName}-p${p}`,
+          clientId: `telemetry-hub-${hubName}-p${p}of${PARTITIONS}`,
           clean: true,
           reconnectPeriod: 0,
         })
@@ -214,6 +214,32 @@ describe('issue 31: ingestion partitioned over three instances', () => {
           expect(stored.seq, `${d} reading ${stored.data.n}`).toBe(liveSeq.get(stored.data.n));
     }
   }, 180_000);
+
+  it('the last instance to stop ends every partition’s broker session, also of partitions nobody held at that moment', async ({
+    skip,
+  }) => {
+    if (!available) return skip();
+    const [, b, c] = hubs as [ChildHub, ChildHub, ChildHub];
+    // B's partitions are free when C stops right after it: C never held them.
+    expect(await b.stop()).toBe(0);
+    expect(await c.stop()).toBe(0);
+    expect(c.output()).toMatch(/mqtt partition sessions ended/);
+    for (let p = 0; p < PARTITIONS; p++) {
+      const probe = mqtt.connect(MOSQUITTO, {
+        protocolVersion: 5,
+        clientId: `telemetry-hub-${hubName}-p${p}of${PARTITIONS}`,
+        clean: false,
+        properties: { sessionExpiryInterval: 0 },
+        reconnectPeriod: 0,
+      });
+      const present = await new Promise<boolean>((resolve, reject) => {
+        probe.once('connect', (connack) => resolve(connack.sessionPresent));
+        probe.once('error', reject);
+      });
+      await probe.endAsync();
+      expect(present, `partition ${p}'s session`).toBe(false);
+    }
+  }, 60_000);
 
   async function storedReadings(hub: ChildHub): Promise<Map<string, WireReading[]>> {
     const token = await userToken(tenant);

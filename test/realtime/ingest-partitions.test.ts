@@ -22,8 +22,10 @@ describe('ingest partitions', () => {
   });
 
   it("name a fencing token's partition: tokens of partition p are ≡ p (mod count)", () => {
-    expect(partitionOfFence(1_790_000_000_002, 3)).toBe(1_790_000_000_002 % 3);
+    // A token in the range the lease hands out (Redis's clock in ms × the count, plus the partition).
     expect(partitionOfFence(3 * 1_790_000_000_000 + 2, 3)).toBe(2);
+    expect(partitionOfFence(3 * 1_790_000_000_123, 3)).toBe(0);
+    expect(partitionOfFence(64 * 1_790_000_000_000 + 63, 64)).toBe(63);
     expect(partitionOfFence(12345, 1)).toBe(0);
   });
 });

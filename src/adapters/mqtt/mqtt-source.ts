@@ -257,14 +257,7 @@ export class MqttSource implements IngestionSource {
     const { clientId, log } = this.#options;
     if (!saidInDisconnect) {
       try {
-        const clean = await mqtt.connectAsync(url, {
-          clientId,
-          clean: true,
-          protocolVersion: 4,
-          reconnectPeriod: 0,
-          connectTimeout: 5000,
-        });
-        await clean.endAsync();
+        await endMqttSession(url, clientId);
       } catch (err) {
         log.warn({ err: { message: (err as Error).message }, clientId }, 'mqtt session not ended');
         return;
@@ -272,6 +265,21 @@ export class MqttSource implements IngestionSource {
     }
     log.info({ clientId }, 'mqtt session ended: the last ingester stopped and no instance will resume it');
   }
+}
+
+/**
+ * Ends a client id's session at the broker: a clean connection with the id discards it (MQTT
+ * 3.1.1's way, which MQTT 5 brokers honour too), and is closed at once.
+ */
+export async function endMqttSession(url: string, clientId: string): Promise<void> {
+  const clean = await mqtt.connectAsync(url, {
+    clientId,
+    clean: true,
+    protocolVersion: 4,
+    reconnectPeriod: 0,
+    connectTimeout: 5000,
+  });
+  await clean.endAsync();
 }
 
 /**

@@ -25,10 +25,12 @@ import { partitionOfFence } from '../../realtime/ingest-partitions.js';
  * KEYS[3] holds the partition count the cluster's lease holders run with, renewed with their
  * leases: while holders with another count are alive (a rolling change of
  * `Cluster:IngestPartitions`, or instances that disagree), -1 and no claim, since the two counts
- * would put a device in two partitions, ingested twice.
+ * would put a device in two partitions, ingested twice. ARGV[6] '1' (a partition of several):
+ * likewise while KEYS[4], the single lease, is held, by a version that knows no partition count.
  */
 const CLAIM = `local counted = redis.call('GET', KEYS[3])
 if counted and counted ~= ARGV[4] then return -1 end
+if ARGV[6] == '1' and redis.call('EXISTS', KEYS[4]) == 1 then return -1 end
 redis.call('SET', KEYS[3], ARGV[4], 'PX', ARGV[2])
 local step = tonumber(ARGV[4])
 local offset = tonumber(ARGV[5])
@@ -61,7 +63,16 @@ return 0`;
  * when the broker's devices are not partitioned (`Cluster:IngestPartitions` 1).
  */
 export function ingestLeaseKey(hubName: string, cluster = false, partition = 0, partitions = 1): string {
-  return `${hubKeyPrefix(hubName, cluster)}ingest-lease${partitions > 1 ? `:p${partition}` : ''}`;
+  return `${hubKeyPrefix(hubName, cluster)}ingest-lease${partitionSuffix(partition, partitions, ':')}`;
+}
+
+/**
+ * What names partition `partition` of `partitions` in its lease's keys and its broker session's
+ * client id: nothing for the single lease; the count too otherwise, so a cluster that changes its
+ * count starts with keys and sessions of its own, not another count's tokens and queued readings.
+ */
+export function partitionSuffix(partition: number, partitions: number, separator: string): string {
+  return partitions > 1 ? `${separator}p${partition}of${partitions}` : '';
 }
 
 /** The fencing token of a hub name's ingest lease (of one partition), which the fenced writes of its ingester check. */
@@ -110,10 +121,12 @@ export interface RedisIngestLeaseOptions {
    */
   countKey?: string;
   /**
-   * Asked before claiming the lease while not holding it: false leaves it to other instances (a
-   * balancer's share is full). Unset: always claim.
+   * Asked before claiming the lease while not holding it: undefined leaves it to other instances
+   * (a balancer's share is full), else called once the claim was answered. Unset: always claim.
    */
-  wants?: () => boolean;
+  claimSlot?: () => (() => void) | undefined;
+  /** The single lease's key, which a partition's claim waits on while it is held (`ingestLeaseKey` with one partition). */
+  singleKey?: string;
 }
 
 /**
@@ -135,7 +148,7 @@ export class RedisIngestLease implements IngestLease, HostedService {
   readonly name = 'ingest-lease';
   readonly #o: RedisIngestLeaseOptions;
   readonly #token = randomUUID();
-  readonly #listeners = new Set<(held: boolean) => void>();
+  readonly #listeners = new Set<(held: boolean) => void | Promise<void>>();
   #held = false;
   #fence: number | undefined;
   /** Monotonic ms until which the holding counts, a fifth of the TTL before Redis drops it. */
@@ -159,7 +172,7 @@ export class RedisIngestLease implements IngestLease, HostedService {
     return this.held ? this.#fence : undefined;
   }
 
-  onChange(listener: (held: boolean) => void): () => void {
+  onChange(listener: (held: boolean) => void | Promise<void>): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
   }
@@ -181,7 +194,18 @@ export class RedisIngestLease implements IngestLease, HostedService {
    */
   async release(): Promise<void> {
     if (!this.#held) return;
-    this.#set(false);
+    // Freed only once the source stopped (its acknowledgements sent, its session closed), so the
+    // next holder's connection does not meet this one's still open on the same client id. Not
+    // longer than a lease term: past it the lease runs out anyway.
+    const stopped = this.#set(false);
+    let timer: TimerHandle | undefined;
+    await Promise.race([
+      stopped,
+      new Promise<void>((resolve) => {
+        timer = this.#o.clock.setTimeout(resolve, this.#o.ttlMs);
+      }),
+    ]);
+    if (timer !== undefined) this.#o.clock.clearTimeout(timer);
     await this.#o.redis.eval(RELEASE, 1, this.#o.key, this.#token).catch(() => undefined);
   }
 
@@ -191,7 +215,7 @@ export class RedisIngestLease implements IngestLease, HostedService {
     if (this.#tick !== undefined) this.#o.clock.clearTimeout(this.#tick);
     await this.#claiming;
     const wasHeld = this.#held;
-    this.#set(false);
+    void this.#set(false);
     if (wasHeld) await this.#o.redis.eval(RELEASE, 1, this.#o.key, this.#token).catch(() => undefined);
   }
 
@@ -202,13 +226,14 @@ export class RedisIngestLease implements IngestLease, HostedService {
    * connection: the broker keeps the readings until a claim on the reconnected Redis succeeds.
    */
   readonly #connectionLost = (): void => {
-    if (this.#held) this.#set(false);
+    if (this.#held) void this.#set(false);
   };
 
   #claim(): Promise<void> {
     const { redis, key, fenceKey, ttlMs, clock } = this.#o;
     if (this.#stopped) return Promise.resolve();
-    if (!this.held && this.#o.wants?.() === false) {
+    const answered = this.held || this.#o.claimSlot === undefined ? undefined : this.#o.claimSlot();
+    if (!this.held && this.#o.claimSlot !== undefined && answered === undefined) {
       this.#claiming = undefined;
       this.#tick = clock.setTimeout(() => void this.#claim(), ttlMs / 3);
       this.#tick.unref?.();
@@ -222,15 +247,17 @@ export class RedisIngestLease implements IngestLease, HostedService {
     this.#claiming = (
       redis.eval(
         CLAIM,
-        3,
+        4,
         key,
         fenceKey,
         this.#o.countKey ?? `${key}:partitions`,
+        this.#o.singleKey ?? key,
         this.#token,
         String(Math.ceil(ttlMs)),
         fresh,
         String(count),
         String(index),
+        count > 1 && this.#o.singleKey !== undefined ? '1' : '0',
       ) as Promise<number>
     )
       .then(
@@ -239,23 +266,24 @@ export class RedisIngestLease implements IngestLease, HostedService {
           if (fence > 0 && fence === this.#fence && (this.#ended !== endedBefore || !this.held)) {
             // A renewal answered after our clock ran out: that holding is over (what it had not
             // handed on was dropped as fenced), so the lease, still ours in Redis, starts a new one.
-            this.#set(false);
+            void this.#set(false);
             again = true;
           } else if (fence > 0) {
             // A new token while we thought we held: someone held it between (we stalled), so ours
             // starts over as a new holding.
-            if (this.#fence !== undefined && this.#fence !== fence) this.#set(false);
+            if (this.#fence !== undefined && this.#fence !== fence) void this.#set(false);
             this.#fence = fence;
             this.#holdUntil(askedAt + ttlMs * 0.8);
           } else {
             if (fence === -1) this.#countDiffers();
-            this.#set(false);
+            void this.#set(false);
           }
         },
         // Unanswered: keep what we have; the expiry timer ends it in time.
         () => undefined,
       )
       .finally(() => {
+        answered?.();
         if (this.#stopped) return;
         this.#tick = clock.setTimeout(() => void this.#claim(), again ? 0 : ttlMs / 3);
         this.#tick.unref?.();
@@ -280,19 +308,20 @@ export class RedisIngestLease implements IngestLease, HostedService {
     const { clock } = this.#o;
     if (this.#expiry !== undefined) clock.clearTimeout(this.#expiry);
     const ms = until - clock.monotonicNow();
-    if (ms <= 0) return this.#set(false);
+    if (ms <= 0) return void this.#set(false);
     this.#validUntil = until;
-    this.#expiry = clock.setTimeout(() => this.#set(false), ms);
+    this.#expiry = clock.setTimeout(() => void this.#set(false), ms);
     this.#expiry.unref?.();
-    this.#set(true);
+    void this.#set(true);
   }
 
-  #set(held: boolean): void {
+  /** Resolves once the listeners' work for the change ended (a source stopping). */
+  #set(held: boolean): Promise<void> {
     if (!held && this.#expiry !== undefined) {
       this.#o.clock.clearTimeout(this.#expiry);
       this.#expiry = undefined;
     }
-    if (held === this.#held) return;
+    if (held === this.#held) return Promise.resolve();
     this.#held = held;
     if (!held) this.#ended++;
     if (!held) this.#validUntil = 0;
@@ -300,6 +329,7 @@ export class RedisIngestLease implements IngestLease, HostedService {
       { instanceId: this.#o.instanceId, key: this.#o.key, fence: this.#fence },
       held ? 'ingest lease acquired: this instance ingests' : 'ingest lease lost: this instance stops ingesting',
     );
-    for (const listener of [...this.#listeners]) listener(held);
+    const work = [...this.#listeners].map((listener) => listener(held));
+    return Promise.all(work).then(() => undefined);
   }
 }

@@ -57,7 +57,7 @@ export const CLUSTER_KEYS: readonly KeyDefinition[] = [
   // one instance at a time, and an instance holding several reads the broker once per partition.
   {
     key: 'Cluster:IngestPartitions',
-    doc: "with Redis and `ConnectionStrings:mqtt`: how many partitions the external broker's devices are split into (by a hash of the topic), each read by one instance at a time under a lease of its own with a persistent session of its own (client id `{Ingestion:Mqtt:ClientId}-p{i}`), spread evenly over the live instances; up to this many instances then share ingestion. Every instance of a cluster must use the same value; 1 keeps the single ingester (see Ingestion (docs/ingestion.md))",
+    doc: "with Redis and `ConnectionStrings:mqtt`: how many partitions the external broker's devices are split into (by a hash of the topic), each read by one instance at a time under a lease of its own with a persistent session of its own (client id `{Ingestion:Mqtt:ClientId}-p{i}of{P}`), spread evenly over the live instances; up to this many instances then share ingestion. Every instance of a cluster uses the same value (one with another stands by until those running stop); 1 keeps the single ingester (see Ingestion (docs/ingestion.md))",
     parse: p.int(1, 64),
     default: () => 1,
   },

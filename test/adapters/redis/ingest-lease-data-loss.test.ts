@@ -34,7 +34,9 @@ describe('ingest lease across a Redis that restarts without its data', () => {
       log: pino({ level: 'silent' }),
       instanceId: name,
     });
-    l.onChange((held) => changes.push(held));
+    l.onChange((held) => {
+      changes.push(held);
+    });
     open.push({
       stop: async () => {
         await l.stop();

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -5,19 +6,17 @@ import { boundedRedisOptions } from '../../../src/adapters/redis/bounded-redis-o
 import {
   ingestFenceKey,
   ingestLeaseKey,
-  ingestPartitionsKey,
-  RedisIngestLease,
+  type RedisIngestLease,
 } from '../../../src/adapters/redis/redis-ingest-lease.js';
-import { RedisMembership } from '../../../src/adapters/redis/redis-membership.js';
+import { redisIngestLeases } from '../../../src/adapters/redis/redis-ingest-leases.js';
 import { systemClock } from '../../../src/host/clock.js';
-import { PartitionBalancer } from '../../../src/realtime/partition-balancer.js';
+import type { PartitionBalancer } from '../../../src/realtime/partition-balancer.js';
 import { eventually } from '../../support/app-harness.js';
-import { redisOrReport, REDIS_URL, uniquePrefix } from '../eventhubs/redis-for-tests.js';
+import { redisOrReport, REDIS_URL } from '../eventhubs/redis-for-tests.js';
 
 // Issue 31 item 1: the external broker's devices in partitions, each leased to one instance, spread
 // over the live instances, with a fencing token per partition that names it.
 const TTL_MS = 900;
-const PARTITIONS = 3;
 const silent = pino({ level: 'silent' });
 
 interface Instance {
@@ -32,59 +31,60 @@ interface Instance {
 if (await redisOrReport('ingest partition balancing')) {
   describe('ingest partitions over instances (real Redis)', () => {
     const running: Instance[] = [];
+    const clients: Redis[] = [];
+    const hubs: string[] = [];
     afterEach(async () => {
       for (const instance of running.splice(0)) await instance.stop();
+      // The fencing tokens never expire: this run's go with it.
+      const redis = new Redis(REDIS_URL);
+      for (const hub of hubs.splice(0)) {
+        const keys = await redis.keys(`telemetry-hub:${hub}:*`);
+        if (keys.length > 0) await redis.del(...keys);
+      }
+      redis.disconnect();
+      for (const client of clients.splice(0)) client.disconnect();
     });
 
-    async function instance(hubName: string, id: string, partitions = PARTITIONS): Promise<Instance> {
-      const client = new Redis(REDIS_URL, boundedRedisOptions());
-      client.on('error', () => undefined);
-      await client.connect();
-      let balancer: PartitionBalancer | undefined;
-      const leases = Array.from(
-        { length: partitions },
-        (_, index) =>
-          new RedisIngestLease({
-            redis: client,
-            key: ingestLeaseKey(hubName, false, index, partitions),
-            fenceKey: ingestFenceKey(hubName, false, index, partitions),
-            countKey: ingestPartitionsKey(hubName, false),
-            ttlMs: TTL_MS,
-            clock: systemClock,
-            log: silent,
-            instanceId: id,
-            partition: { index, count: partitions },
-            wants: () => balancer!.wants(),
-          }),
-      );
-      balancer = new PartitionBalancer({
-        leases,
-        membership: new RedisMembership({
-          redis: client,
-          key: `${hubName}:members`,
-          instanceId: id,
-          ttlMs: TTL_MS,
-          log: silent,
-        }),
-        intervalMs: TTL_MS / 3,
+    function hubName(): string {
+      const name = `partitions-${randomUUID()}`;
+      hubs.push(name);
+      return name;
+    }
+
+    async function client(): Promise<Redis> {
+      const made = new Redis(REDIS_URL, boundedRedisOptions());
+      made.on('error', () => undefined);
+      await made.connect();
+      clients.push(made);
+      return made;
+    }
+
+    /** One instance's partition leases and balancer, as the cluster wiring makes them. */
+    async function instance(hubName: string, id: string, partitions = 3): Promise<Instance> {
+      const redis = await client();
+      const { leases, service } = redisIngestLeases({
+        redis,
+        hubName,
+        cluster: false,
+        partitions,
+        ttlMs: TTL_MS,
         clock: systemClock,
+        instanceId: id,
         log: silent,
       });
+      const balancer = service as PartitionBalancer;
       await balancer.start();
-      for (const lease of leases) await lease.start();
       let stopped = false;
       const made: Instance = {
         id,
-        client,
+        client: redis,
         leases,
         balancer,
         held: () => leases.filter((l) => l.held).map((l) => l.partition),
         async stop() {
           if (stopped) return;
           stopped = true;
-          for (const lease of leases) await lease.stop();
-          await balancer!.stop();
-          client.disconnect();
+          await balancer.stop();
         },
       };
       running.push(made);
@@ -94,30 +94,56 @@ if (await redisOrReport('ingest partition balancing')) {
     /** Every partition held by exactly one of `instances`, each holding `shares[i]`. */
     function spread(instances: Instance[], shares: number[]): boolean {
       const held = instances.map((i) => i.held());
-      const all = held.flat().sort();
-      return all.join() === [0, 1, 2].join() && held.every((h, i) => h.length === shares[i]);
+      const all = held.flat().sort((a, b) => a - b);
+      const partitions = shares.reduce((a, b) => a + b, 0);
+      return (
+        all.join() === Array.from({ length: partitions }, (_, i) => i).join() &&
+        held.every((h, i) => h.length === shares[i])
+      );
+    }
+
+    /** Checks `invariant` every 20 ms for `ms`: what must not happen meanwhile. */
+    async function throughout(ms: number, invariant: () => void): Promise<void> {
+      const end = Date.now() + ms;
+      while (Date.now() < end) {
+        invariant();
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
     }
 
     it('one instance takes every partition; a second and a third take their shares from it; one leaving gives its share back', async () => {
-      const hub = uniquePrefix();
+      const hub = hubName();
       const a = await instance(hub, 'a');
       expect(a.held()).toEqual([0, 1, 2]);
       const b = await instance(hub, 'b');
+      // Shares by rank among the members sorted by id: 3 over 2 gives a 2 and b 1.
       await eventually(() => spread([a, b], [2, 1]), 10_000, 'two instances sharing 2 + 1');
       const c = await instance(hub, 'c');
       await eventually(() => spread([a, b, c], [1, 1, 1]), 10_000, 'three instances sharing 1 + 1 + 1');
       const cHeld = c.held()[0]!;
       await c.stop();
       await eventually(
-        () => spread([a, b], [1, 2]) || spread([a, b], [2, 1]),
+        () => spread([a, b], [2, 1]),
         10_000,
         'two instances again, the third one’s partition taken over',
       );
       expect([...a.held(), ...b.held()]).toContain(cHeld);
     });
 
+    it('an uneven count: no instance is left without a partition (4 over 3: 2 + 1 + 1)', async () => {
+      const hub = hubName();
+      const [a, b, c] = [await instance(hub, 'a', 4), await instance(hub, 'b', 4), await instance(hub, 'c', 4)];
+      await eventually(() => spread([a, b, c], [2, 1, 1]), 10_000, 'four partitions over three instances');
+    });
+
+    it('instances started at once settle on their shares without holding a partition twice', async () => {
+      const hub = hubName();
+      const all = await Promise.all(['a', 'b', 'c'].map((id) => instance(hub, id, 6)));
+      await eventually(() => spread(all, [2, 2, 2]), 10_000, 'six partitions over three instances, 2 each');
+    });
+
     it('a crashed instance (gone without releasing or leaving): its partitions are taken once its leases and heartbeat run out', async () => {
-      const hub = uniquePrefix();
+      const hub = hubName();
       const a = await instance(hub, 'a');
       const b = await instance(hub, 'b');
       await eventually(() => spread([a, b], [2, 1]), 10_000, 'two instances sharing 2 + 1');
@@ -129,49 +155,69 @@ if (await redisOrReport('ingest partition balancing')) {
         const lease = a.leases[partition]!;
         // A new holding with a higher token, still naming its partition.
         expect(lease.fence!).toBeGreaterThan(fence);
-        expect(lease.fence! % PARTITIONS).toBe(partition);
+        expect(lease.fence! % 3).toBe(partition);
       }
     });
 
-    it('instances with another partition count claim nothing while the cluster’s holders run (a rolling change of Cluster:IngestPartitions), then take over', async () => {
-      const hub = uniquePrefix();
+    it('instances with another partition count claim nothing while the cluster’s holders run (a rolling change of Cluster:IngestPartitions), and the holders keep every partition; then they take over', async () => {
+      const hub = hubName();
       const old = await instance(hub, 'old');
       expect(old.held()).toEqual([0, 1, 2]);
       // Two partition counts at once would put a device in two partitions, ingested twice.
       const changed = await instance(hub, 'new', 2);
-      await new Promise((resolve) => setTimeout(resolve, TTL_MS * 2));
-      expect(changed.held()).toEqual([]);
+      await throughout(TTL_MS * 2, () => {
+        expect(changed.held()).toEqual([]);
+        expect(old.held()).toEqual([0, 1, 2]);
+      });
       await old.stop();
       await eventually(
         () => changed.held().length === 2,
         TTL_MS * 6,
-        'the new count’s instance holding both its partitions',
+        'the new count’s instance holding both partitions',
       );
     });
 
-    it('tokens name their partition, also for a counter another partition count left behind; a release hands the partition on at the next claim', async () => {
-      const hub = uniquePrefix();
-      const redis = new Redis(REDIS_URL, boundedRedisOptions());
-      await redis.connect();
-      try {
-        // A token left ≡ 1 (mod 2) by a cluster that ran with two partitions.
-        await redis.set(ingestFenceKey(hub, false, 1, PARTITIONS), '1000001');
-        const a = await instance(hub, 'a');
-        for (const lease of a.leases) expect(lease.fence! % PARTITIONS).toBe(lease.partition);
-        expect(a.leases[1]!.fence!).toBeGreaterThan(1_000_001);
-        const b = await instance(hub, 'b');
-        await eventually(() => spread([a, b], [2, 1]), 10_000, 'two instances sharing 2 + 1');
-        const moved = b.leases.find((l) => l.held)!;
-        const fence = moved.fence!;
-        // b hands its partition on (a, at its share, leaves it) and claims it again at its next
-        // claim, as a new holding.
-        await moved.release();
-        expect(moved.held).toBe(false);
-        await eventually(() => moved.held, 10_000, 'b claiming it again once its share allows');
-        expect(moved.fence!).toBeGreaterThan(fence);
-      } finally {
-        redis.disconnect();
-      }
+    it('partitions wait while the single lease is held (an instance of a version without partitions), then are taken', async () => {
+      const hub = hubName();
+      const redis = await client();
+      await redis.set(ingestLeaseKey(hub, false), 'an older instance', 'PX', TTL_MS);
+      const a = await instance(hub, 'a');
+      await throughout(TTL_MS / 2, () => expect(a.held()).toEqual([]));
+      await eventually(() => a.held().length === 3, TTL_MS * 6, 'the partitions taken once the single lease ran out');
+    });
+
+    it('tokens name their partition, also for a counter another partition count left behind', async () => {
+      const hub = hubName();
+      const redis = await client();
+      // ≡ 2 (mod 3): not a token partition 1 would have been given.
+      await redis.set(ingestFenceKey(hub, false, 1, 3), '1000001');
+      const a = await instance(hub, 'a');
+      for (const lease of a.leases) expect(lease.fence! % 3).toBe(lease.partition);
+      // The next number above it that is ≡ 1.
+      expect(a.leases[1]!.fence!).toBe(1_000_003);
+    });
+
+    it('a partition handed on is freed only once its source stopped, and claimed again as a new holding', async () => {
+      const hub = hubName();
+      const redis = await client();
+      const a = await instance(hub, 'a', 2);
+      const lease = a.leases[1]!;
+      const fence = lease.fence!;
+      let sourceStopped!: () => void;
+      const stopping = new Promise<void>((resolve) => {
+        sourceStopped = resolve;
+      });
+      const stop = lease.onChange((held) => (held ? undefined : stopping));
+      const released = lease.release();
+      expect(lease.held).toBe(false);
+      // Still this instance's in Redis while its source stops: nobody else connects meanwhile.
+      await throughout(TTL_MS / 3, () => undefined);
+      expect(await redis.exists(ingestLeaseKey(hub, false, 1, 2))).toBe(1);
+      sourceStopped();
+      await released;
+      stop();
+      await eventually(() => lease.held, 10_000, 'the partition claimed again within the share');
+      expect(lease.fence!).toBeGreaterThan(fence);
     });
   });
 }

@@ -47,7 +47,9 @@ if (await redisOrReport('RedisIngestLease')) {
       expect(all.filter((l) => l.held)).toHaveLength(1);
       const holder = all.find((l) => l.held)!;
       const changes: boolean[] = [];
-      holder.onChange((held) => changes.push(held));
+      holder.onChange((held) => {
+        changes.push(held);
+      });
       // Four renewals seen in Redis (the key's time to live going up again) reach past the first TTL.
       const watcher = clients[0]!;
       let renewals = 0;
@@ -101,7 +103,9 @@ if (await redisOrReport('RedisIngestLease')) {
       const holder = await lease(key, redisUrl(redis));
       expect(holder.held).toBe(true);
       const lostAt: number[] = [];
-      holder.onChange((held) => !held && lostAt.push(Date.now()));
+      holder.onChange((held) => {
+        if (!held) lostAt.push(Date.now());
+      });
       const stoppedAt = Date.now();
       await redis.stop();
       await eventually(() => lostAt.length === 1, TTL_MS * 2, 'the holder to give up');
