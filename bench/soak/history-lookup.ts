@@ -16,11 +16,18 @@ export async function lookUpHistory(
   url: string,
   findings: readonly Finding[],
   throttleIntervalMs: number,
-): Promise<{ lines: string[]; seqs: Map<string, number[]>; nextWithinInterval: Set<string> }> {
+): Promise<{
+  lines: string[];
+  seqs: Map<string, number[]>;
+  nextWithinInterval: Set<string>;
+  /** Per reading looked up: ms from the previous stored reading of its device to it, and from it to the next (the throttle's evidence). */
+  spacing: Map<string, { prevMs: number | null; nextMs: number | null }>;
+}> {
   const ids = [...new Set(findings.map((f) => messageId(soakDevice(f.device), f.n)))].slice(0, LOOKUP_LIMIT);
   const seqs = new Map<string, number[]>();
   const nextWithinInterval = new Set<string>();
-  if (ids.length === 0) return { lines: [], seqs, nextWithinInterval };
+  const spacing = new Map<string, { prevMs: number | null; nextMs: number | null }>();
+  if (ids.length === 0) return { lines: [], seqs, nextWithinInterval, spacing };
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
@@ -51,6 +58,7 @@ export async function lookUpHistory(
     );
     for (const r of rows) {
       seqs.set(r.msg_id, [...(seqs.get(r.msg_id) ?? []), Number(r.seq)]);
+      spacing.set(r.msg_id, { prevMs: r.prev_ms, nextMs: r.next_ms });
       // The throttle holds a reading back only when the device emitted within the interval before
       // it (so an earlier reading arrived within two intervals), and replaces it only with one that
       // arrives before that interval ends.
@@ -76,5 +84,5 @@ export async function lookUpHistory(
       `history, ${kind}: ${looked.length} distinct readings looked up, ${stored.length} stored${twice.length ? `, ${twice.length} stored under two seqs or more (e.g. ${twice[0]}: seq ${seqs.get(twice[0]!)!.join(', ')})` : ''}`,
     );
   }
-  return { lines, seqs, nextWithinInterval };
+  return { lines, seqs, nextWithinInterval, spacing };
 }

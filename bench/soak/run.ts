@@ -344,7 +344,9 @@ try {
     lines: [`history lookup failed: ${err.message}`],
     seqs: new Map<string, number[]>(),
     nextWithinInterval: new Set<string>(),
+    spacing: new Map<string, { prevMs: number | null; nextMs: number | null }>(),
   }));
+  const ms = (v: number | null | undefined) => (v === null || v === undefined ? '–' : v.toFixed(2));
   const exactness = withoutThrottled(counted, (device, n) =>
     history.nextWithinInterval.has(messageId(soakDevice(device), n)),
   );
@@ -355,7 +357,7 @@ try {
       counted.findings
         .map(
           (f) =>
-            `${f.line}; history seq ${history.seqs.get(messageId(soakDevice(f.device), f.n))?.join(',') ?? '–'}${exactness.throttled.includes(f) ? '; replaced by the throttle (not judged)' : ''}\n`,
+            `${f.line}; history seq ${history.seqs.get(messageId(soakDevice(f.device), f.n))?.join(',') ?? '–'}, ms after the previous ${ms(history.spacing.get(messageId(soakDevice(f.device), f.n))?.prevMs)}, before the next ${ms(history.spacing.get(messageId(soakDevice(f.device), f.n))?.nextMs)}${exactness.throttled.includes(f) ? '; replaced by the throttle (not judged)' : ''}\n`,
         )
         .join(''),
     );

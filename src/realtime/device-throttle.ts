@@ -16,6 +16,11 @@ interface DeviceState<T, K> {
   /** When this device may emit again; also when its idle state is evicted. */
   dueAt: number;
   pending: T | undefined;
+  /**
+   * When the device's current interval ends by the readings' arrival (monotonic ms): a reading
+   * that arrived later starts a new one, whenever it reaches the throttle.
+   */
+  windowEnd: number;
 }
 
 /**
@@ -62,8 +67,12 @@ export class DeviceThrottle<T, K = string> {
   /**
    * Takes a device's newest reading; emits it now or within one interval. `key` names the device:
    * any value with identity (the registry's entry for the device serves without building a string).
+   * `arrivedAt` (monotonic ms, default now): when the reading reached the hub. Readings that waited
+   * together (for their `seq`, after a failover) reach the throttle at once; one replaces the
+   * pending reading only when the two arrived within one interval, so readings that came an
+   * interval apart or more are all emitted, in order, however they were held up after arriving.
    */
-  offer(key: K, value: T): void {
+  offer(key: K, value: T, arrivedAt?: number): void {
     if (this.#interval === 0) {
       this.#send(value);
       return;
@@ -72,13 +81,35 @@ export class DeviceThrottle<T, K = string> {
     // A late timer must not hold back a device whose interval already ended.
     if (this.#head < this.#queue.length && this.#queue[this.#head]!.dueAt <= now) this.#runDue(now);
 
+    const at = arrivedAt === undefined || arrivedAt > now ? now : arrivedAt;
     const state = this.#states.get(key);
     if (state === undefined) {
-      const fresh: DeviceState<T, K> = { key, dueAt: now + this.#interval, pending: undefined };
+      const fresh: DeviceState<T, K> = {
+        key,
+        dueAt: now + this.#interval,
+        pending: undefined,
+        windowEnd: at + this.#interval,
+      };
       this.#states.set(key, fresh);
       this.#enqueue(fresh);
       this.#send(value);
       return;
+    }
+    if (at >= state.windowEnd) {
+      // Arrived after the device's interval ended, though it reaches the throttle only now (it
+      // waited with others for its seq): that interval's newest goes as its timer would have sent
+      // it, and this one is judged against the interval after.
+      const held = state.pending;
+      if (held !== undefined) {
+        state.pending = undefined;
+        state.windowEnd += this.#interval;
+        this.#send(held);
+      }
+      if (at >= state.windowEnd) {
+        state.windowEnd = at + this.#interval;
+        this.#send(value);
+        return;
+      }
     }
     if (state.pending !== undefined) this.conflated++;
     state.pending = value;
@@ -110,6 +141,7 @@ export class DeviceThrottle<T, K = string> {
       }
       state.pending = undefined;
       state.dueAt = now + this.#interval;
+      state.windowEnd += this.#interval;
       this.#queue.push(state);
       this.#send(value);
     }

@@ -79,6 +79,8 @@ interface Pending {
   seq: number | 'failed' | 'fenced' | 'redelivered' | undefined;
   /** What the redelivery window remembered of it, taken back if it is dropped as `fenced`. */
   readonly identity: string | undefined;
+  /** When it reached the hub (monotonic ms): the throttle spaces readings by it, not by when their seq came. */
+  readonly arrivedAt: number;
   /** Answers `SinkResult.settled`. */
   settle: ((result: SinkResult) => void) | undefined;
 }
@@ -103,6 +105,7 @@ export class ReadingPipeline implements ReadingSink {
   readonly #registry: DeviceRegistry;
   readonly #logger: WarnLogger;
   readonly #now: () => number;
+  readonly #monotonicNow: () => number;
   /** Keyed by the registry's entry for the device: one lookup per reading, no key string built. */
   readonly #throttle: DeviceThrottle<Reading, DeviceListItem>;
   readonly #warnIntervalMs: number;
@@ -128,6 +131,7 @@ export class ReadingPipeline implements ReadingSink {
     this.#registry = options.registry;
     this.#logger = options.logger;
     this.#now = () => options.clock.now();
+    this.#monotonicNow = () => options.clock.monotonicNow();
     this.#warnIntervalMs = options.warnIntervalMs ?? 10_000;
     this.#seq = options.seq;
     this.#maxPending = options.maxPendingSeq ?? 10_000;
@@ -230,6 +234,7 @@ export class ReadingPipeline implements ReadingSink {
       reading,
       seq: typeof seq === 'number' ? seq : undefined,
       identity,
+      arrivedAt: this.#monotonicNow(),
       settle: undefined,
     };
     this.#pending.push(entry);
@@ -258,7 +263,7 @@ export class ReadingPipeline implements ReadingSink {
   /** Hands on the readings at the head of the queue whose seq is known. */
   #release(): void {
     while (this.#pending.length > 0 && this.#pending[0]!.seq !== undefined) {
-      const { raw, reading, identity, settle, seq: settled } = this.#pending.shift()!;
+      const { raw, reading, identity, settle, seq: settled, arrivedAt } = this.#pending.shift()!;
       let seq = settled!;
       // Counted locally ('failed': Redis away) or not, a lapsed holding hands nothing on.
       if (seq !== 'fenced' && seq !== 'redelivered' && raw.fence !== undefined && this.#holds?.(raw.fence) === false)
@@ -281,6 +286,7 @@ export class ReadingPipeline implements ReadingSink {
         raw.sequence !== undefined ? raw.sequence : seq === 'failed' ? local : Math.max(seq, local),
         known,
         this.#now(),
+        arrivedAt,
       );
       settle?.(result);
     }
@@ -293,7 +299,15 @@ export class ReadingPipeline implements ReadingSink {
     return this.#seq === undefined ? floor + 1 : this.#seq.next(tenantId, deviceId, floor, fence);
   }
 
-  #accept(raw: RawReading, reading: Reading, seq: number, known: DeviceListItem | undefined, now: number): SinkResult {
+  /** `arrivedAt`: when a reading that waited for its seq reached the hub (monotonic ms); unset: now. */
+  #accept(
+    raw: RawReading,
+    reading: Reading,
+    seq: number,
+    known: DeviceListItem | undefined,
+    now: number,
+    arrivedAt?: number,
+  ): SinkResult {
     if (raw.sequence !== undefined && raw.sequence <= (known?.last.seq ?? 0)) {
       this.#drop('duplicate', raw, now);
       return { accepted: false, reason: 'duplicate' };
@@ -314,7 +328,7 @@ export class ReadingPipeline implements ReadingSink {
     }
     this.#accepted++;
     this.#onAccepted?.(reading);
-    this.#throttle.offer(entry, reading);
+    this.#throttle.offer(entry, reading, arrivedAt);
     return ACCEPTED;
   }
 

@@ -139,6 +139,35 @@ describe('DeviceThrottle', () => {
     expect(emitted).toHaveLength(5);
   });
 
+  it('judges readings by when they reached the hub: readings held up together (waiting for their seq) get what they would have got on arrival', () => {
+    // Arrival times (ms) with a 200 ms interval: some a full interval apart, some within one.
+    const arrivals = [0, 250, 500, 550, 600, 620, 900, 1000, 1010];
+    const live = setup(5);
+    for (const [i, at] of arrivals.entries()) {
+      live.clock.advance(at - live.clock.monotonicNow());
+      live.throttle.offer('dev', { device: 'dev', n: i + 1 });
+    }
+    live.clock.advance(1000);
+    const held = setup(5);
+    // All of them reach the throttle at once, 1.2 s after the first arrived.
+    held.clock.advance(1200);
+    for (const [i, at] of arrivals.entries()) held.throttle.offer('dev', { device: 'dev', n: i + 1 }, at);
+    held.clock.advance(1000);
+    expect(held.emitted.map((e) => e.n)).toEqual(live.emitted.map((e) => e.n));
+    expect(held.throttle.conflated).toBe(live.throttle.conflated);
+    // Within one interval still the newest wins: 5 replaced by 6, 8 by 9.
+    expect(held.throttle.conflated).toBeGreaterThan(0);
+  });
+
+  it('takes an arrival time in the future as now', () => {
+    const { clock, emitted, throttle } = setup(5);
+    throttle.offer('dev', { device: 'dev', n: 1 });
+    throttle.offer('dev', { device: 'dev', n: 2 }, 10_000);
+    throttle.offer('dev', { device: 'dev', n: 3 }, 10_000);
+    clock.advance(200);
+    expect(emitted.map((e) => e.n)).toEqual([1, 3]);
+  });
+
   it('counts conflated readings', () => {
     const { throttle, send } = setup(5);
     for (let n = 1; n <= 10; n++) send('dev', n);

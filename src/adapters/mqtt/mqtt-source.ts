@@ -103,7 +103,12 @@ export class MqttSource implements IngestionSource {
       customHandleAcks: (_topic, _message, _packet, done) => {
         const go = (): void => {
           // Stopping while held: never acknowledged, so the broker delivers it again next session.
-          if (signal.aborted) return;
+          // mqtt.js reads no further packet meanwhile, so the connection is closed forced, not
+          // waited for (a graceful close could wait on the unread rest for ever).
+          if (signal.aborted) {
+            this.#holding = true;
+            return;
+          }
           const wait = sink.ready?.();
           if (wait === undefined) {
             this.#holding = false;

@@ -168,6 +168,57 @@ if (requireCommand('mosquitto', 'a private broker to resend to') && (await redis
       return { redisProxy, mqttProxy };
     }
 
+    it('a holder stopped with readings in flight whose lease ran out and that takes it again at once when continued (nobody claimed it meanwhile, as with partitions): it stops the old turn and ingests again', async () => {
+      const { id, names, clientId, admin } = await freshCluster('1');
+      const { redisProxy, mqttProxy } = await proxies();
+      const lease = holding(1);
+      let frozen = false;
+      const a = await ingester({
+        cluster: names,
+        clientId,
+        lease,
+        mqttUrl: `mqtt://127.0.0.1:${mqttProxy.port}`,
+        redisPort: redisProxy.port,
+        onOffer: (raw) => {
+          if (frozen || (JSON.parse(new TextDecoder().decode(raw.payload)) as { n: number }).n !== 3) return;
+          redisProxy.freeze();
+          mqttProxy.freeze();
+          frozen = true;
+        },
+      });
+      await eventually(() => a.source.connected, 5000, 'the holder to subscribe');
+      const dev = await device();
+      const topic = `tenants/t${id}/devices/d1/telemetry`;
+      for (let n = 1; n <= 3; n++)
+        await dev.publishAsync(topic, JSON.stringify({ msgId: `${id}-${n}`, n }), { qos: 1 });
+      await eventually(() => frozen, 5000, 'reading 3 taken in');
+      // More while it stands still: they wait in the broker and its socket.
+      for (let n = 4; n <= 5; n++)
+        await dev.publishAsync(topic, JSON.stringify({ msgId: `${id}-${n}`, n }), { qos: 1 });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      // Continued: its clock says the holding ended (its turn stops), then the messages that waited
+      // in its socket arrive, and it claims the lease again at once (a new token).
+      lease.set(false);
+      redisProxy.thaw();
+      mqttProxy.thaw();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await admin.set(names.fenceKey, '2');
+      lease.set(true);
+      for (let n = 6; n <= 8; n++)
+        await dev.publishAsync(topic, JSON.stringify({ msgId: `${id}-${n}`, n }), { qos: 1 });
+      await eventually(
+        () => [6, 7, 8].every((n) => numbered(a.published, n).length === 1),
+        15_000,
+        'readings after the new holding began',
+      );
+      // Every reading once, none lost: the ones in flight came again on the new holding's connection.
+      await eventually(
+        () => [1, 2, 3, 4, 5].every((n) => numbered(a.published, n).length >= 1),
+        15_000,
+        'the readings in flight at the stop',
+      );
+    });
+
     it('a holder stopped right after taking a reading in: its successor, given the reading again by the broker, numbers it, and the old holder hands it on nowhere once continued (soak finding 6)', async () => {
       const { id, names, clientId, admin } = await freshCluster('1');
       const { redisProxy, mqttProxy } = await proxies();
