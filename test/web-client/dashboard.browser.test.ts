@@ -51,6 +51,8 @@ describe.skipIf(skipBrowserTests)('dashboard in a browser', () => {
     await page.fill('input[type=search]', 'SIM-01'); // case-insensitive: sim-010, sim-011, sim-012
     await page.waitForFunction(() => document.querySelectorAll('li.device:not([hidden])').length === 3);
     await page.fill('input[type=search]', '');
+    // The filter applies on the next animation frame: a row still hidden cannot take the focus.
+    await page.waitForFunction(() => document.querySelectorAll('li.device:not([hidden])').length === 12);
     await page.focus('li[data-id="sim-003"] button');
     await page.keyboard.press('Enter');
     await expect.poll(() => page.evaluate(() => window.__hub!.followed()), { timeout: 5000 }).toEqual(['sim-003']);
