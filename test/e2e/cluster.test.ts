@@ -1,10 +1,10 @@
 import { createServer, connect, type Server } from 'node:net';
 import { WebPubSubServiceClient } from '@azure/web-pubsub';
-import { Redis } from 'ioredis';
 import mqtt, { type MqttClient } from 'mqtt';
 import type { Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startChildHub, type ChildHub } from '../support/child-hub.js';
+import { removeClusterState } from '../support/cluster-state.js';
 import { connectTelemetry, eventually, userToken } from '../support/app-harness.js';
 import { requireService } from '../support/services.js';
 import { connectClient } from '../features/serverless/serverless-harness.js';
@@ -96,18 +96,7 @@ describe('issue 14: three instances are one hub', () => {
     await Promise.all(hubs.map((h) => h.stop()));
     if (!available) return;
     // The cluster's persistent session and shared state.
-    await (
-      await mqtt.connectAsync(MOSQUITTO, {
-        protocolVersion: 5,
-        clientId: `telemetry-hub-${hubName}`,
-        clean: true,
-        reconnectPeriod: 0,
-      })
-    ).endAsync();
-    const redis = new Redis('redis://127.0.0.1:6379');
-    const keys = await redis.keys(`telemetry-hub:${hubName}:*`);
-    if (keys.length > 0) await redis.del(...keys);
-    await redis.quit();
+    await removeClusterState({ mqttUrl: MOSQUITTO, clientIds: [`telemetry-hub-${hubName}`], hubName });
   }, 60_000);
 
   async function subscribers(tenant: string, deviceId: string, on = hubs): Promise<Subscriber[]> {

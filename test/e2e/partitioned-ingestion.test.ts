@@ -1,4 +1,3 @@
-import { Redis } from 'ioredis';
 import mqtt, { type MqttClient } from 'mqtt';
 import type { Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,6 +5,7 @@ import { partitionOfTopic } from '../../src/realtime/ingest-partitions.js';
 import { telemetryTopic } from '../../src/wire/telemetry-topic.js';
 import { connectTelemetry, eventually, userToken } from '../support/app-harness.js';
 import { startChildHub, type ChildHub } from '../support/child-hub.js';
+import { removeClusterState } from '../support/cluster-state.js';
 import { createMigratedTestDatabase, type TestDatabase } from '../support/postgres.js';
 import { requireService } from '../support/services.js';
 
@@ -96,19 +96,11 @@ describe('issue 31: ingestion partitioned over three instances', () => {
     await Promise.all(hubs.map((h) => h.stop()));
     if (!available) return;
     // The partitions' persistent sessions and the shared state.
-    for (let p = 0; p < PARTITIONS; p++)
-      await (
-        await mqtt.connectAsync(MOSQUITTO, {
-          protocolVersion: 5,
-          clientId: `telemetry-hub-${hubName}-p${p}of${PARTITIONS}`,
-          clean: true,
-          reconnectPeriod: 0,
-        })
-      ).endAsync();
-    const redis = new Redis('redis://127.0.0.1:6379');
-    const keys = await redis.keys(`telemetry-hub:${hubName}:*`);
-    if (keys.length > 0) await redis.del(...keys);
-    await redis.quit();
+    await removeClusterState({
+      mqttUrl: MOSQUITTO,
+      clientIds: Array.from({ length: PARTITIONS }, (_, p) => `telemetry-hub-${hubName}-p${p}of${PARTITIONS}`),
+      hubName,
+    });
     await db?.drop();
   }, 60_000);
 

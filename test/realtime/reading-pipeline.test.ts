@@ -322,3 +322,28 @@ describe('ReadingPipeline room (backpressure)', () => {
     expect(pipeline.ready()).toBeUndefined();
   });
 });
+
+describe('ReadingPipeline and the throttle', () => {
+  it('readings that waited together for their seq are throttled by when they arrived: those an interval apart are all published', async () => {
+    const clock = new ManualClock(WALL);
+    const answers: ((n: number) => void)[] = [];
+    const published: unknown[] = [];
+    const pipeline = new ReadingPipeline({
+      registry: new DeviceRegistry(),
+      publish: (r) => published.push(r.data),
+      logger: { warn: () => undefined },
+      clock,
+      maxPerSecond: 5, // one per 200 ms
+      seq: { next: () => new Promise<number>((resolve) => answers.push(resolve)) },
+    });
+    // Arrived 250 ms apart while Redis was slow to answer; all answered at once.
+    for (const n of [1, 2, 3]) {
+      pipeline.offer(raw('dev-1', { n }));
+      clock.advance(250);
+    }
+    answers.forEach((answer, i) => answer(i + 1));
+    await pipeline.settled();
+    clock.advance(200);
+    expect(published).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }]);
+  });
+});

@@ -156,6 +156,8 @@ export class RedisIngestLease implements IngestLease, HostedService {
   #tick: TimerHandle | undefined;
   #expiry: TimerHandle | undefined;
   #stopped = false;
+  /** Between a release's start and its RELEASE: no claim (see release). */
+  #releasing = false;
   #claiming: Promise<void> | undefined;
   /** Raised each time a holding ends: a claim answered after one ended knows it. */
   #ended = 0;
@@ -197,16 +199,23 @@ export class RedisIngestLease implements IngestLease, HostedService {
     // Freed only once the source stopped (its acknowledgements sent, its session closed), so the
     // next holder's connection does not meet this one's still open on the same client id. Not
     // longer than a lease term: past it the lease runs out anyway.
+    // No claim meanwhile: the key still holds our token, and a claim would renew it as a new
+    // holding that the RELEASE below then deletes from under it.
+    this.#releasing = true;
     const stopped = this.#set(false);
     let timer: TimerHandle | undefined;
-    await Promise.race([
-      stopped,
-      new Promise<void>((resolve) => {
-        timer = this.#o.clock.setTimeout(resolve, this.#o.ttlMs);
-      }),
-    ]);
-    if (timer !== undefined) this.#o.clock.clearTimeout(timer);
-    await this.#o.redis.eval(RELEASE, 1, this.#o.key, this.#token).catch(() => undefined);
+    try {
+      await Promise.race([
+        stopped,
+        new Promise<void>((resolve) => {
+          timer = this.#o.clock.setTimeout(resolve, this.#o.ttlMs);
+        }),
+      ]);
+      if (timer !== undefined) this.#o.clock.clearTimeout(timer);
+      await this.#o.redis.eval(RELEASE, 1, this.#o.key, this.#token).catch(() => undefined);
+    } finally {
+      this.#releasing = false;
+    }
   }
 
   async stop(): Promise<void> {
@@ -232,8 +241,9 @@ export class RedisIngestLease implements IngestLease, HostedService {
   #claim(): Promise<void> {
     const { redis, key, fenceKey, ttlMs, clock } = this.#o;
     if (this.#stopped) return Promise.resolve();
-    const answered = this.held || this.#o.claimSlot === undefined ? undefined : this.#o.claimSlot();
-    if (!this.held && this.#o.claimSlot !== undefined && answered === undefined) {
+    // Releasing (see release), or another instance's turn by the balancer's share: ask again later.
+    const answered = this.#releasing || this.held || this.#o.claimSlot === undefined ? undefined : this.#o.claimSlot();
+    if (this.#releasing || (!this.held && this.#o.claimSlot !== undefined && answered === undefined)) {
       this.#claiming = undefined;
       this.#tick = clock.setTimeout(() => void this.#claim(), ttlMs / 3);
       this.#tick.unref?.();

@@ -73,11 +73,14 @@ export class SharedLastValues {
     const fence = reading.fence === undefined ? '' : String(reading.fence);
     // A device already waiting under another fence (a management-API reading, then a leased one):
     // that batch goes first, so the device's values are written in the order they came.
-    for (const [other, waiting] of this.#batch)
-      if (other !== fence && waiting.get(reading.tenantId)?.has(reading.deviceId)) {
-        this.#flush();
-        break;
-      }
+    // Looked for only when the turn has batches under other fences (rare: a leased and an
+    // unfenced reading, or two partitions, in one turn), not for every reading.
+    if (this.#batch.size > 1 || (this.#batch.size === 1 && !this.#batch.has(fence)))
+      for (const [other, waiting] of this.#batch)
+        if (other !== fence && waiting.get(reading.tenantId)?.has(reading.deviceId)) {
+          this.#flush();
+          break;
+        }
     let tenants = this.#batch.get(fence);
     if (tenants === undefined) this.#batch.set(fence, (tenants = new Map()));
     let devices = tenants.get(reading.tenantId);

@@ -173,6 +173,7 @@ if (requireCommand('mosquitto', 'a private broker to resend to') && (await redis
       const { redisProxy, mqttProxy } = await proxies();
       const lease = holding(1);
       let frozen = false;
+      const offered = new Set<number>();
       const a = await ingester({
         cluster: names,
         clientId,
@@ -180,7 +181,9 @@ if (requireCommand('mosquitto', 'a private broker to resend to') && (await redis
         mqttUrl: `mqtt://127.0.0.1:${mqttProxy.port}`,
         redisPort: redisProxy.port,
         onOffer: (raw) => {
-          if (frozen || (JSON.parse(new TextDecoder().decode(raw.payload)) as { n: number }).n !== 3) return;
+          const { n } = JSON.parse(new TextDecoder().decode(raw.payload)) as { n: number };
+          offered.add(n);
+          if (frozen || n !== 3) return;
           redisProxy.freeze();
           mqttProxy.freeze();
           frozen = true;
@@ -195,13 +198,13 @@ if (requireCommand('mosquitto', 'a private broker to resend to') && (await redis
       // More while it stands still: they wait in the broker and its socket.
       for (let n = 4; n <= 5; n++)
         await dev.publishAsync(topic, JSON.stringify({ msgId: `${id}-${n}`, n }), { qos: 1 });
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      // The broker's deliveries still reach it (answers to a stopped process wait in its socket).
+      await eventually(() => offered.has(5), 5000, 'readings 4 and 5 in its socket');
       // Continued: its clock says the holding ended (its turn stops), then the messages that waited
       // in its socket arrive, and it claims the lease again at once (a new token).
       lease.set(false);
       redisProxy.thaw();
       mqttProxy.thaw();
-      await new Promise((resolve) => setTimeout(resolve, 50));
       await admin.set(names.fenceKey, '2');
       lease.set(true);
       for (let n = 6; n <= 8; n++)

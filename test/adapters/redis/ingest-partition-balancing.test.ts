@@ -17,10 +17,11 @@ import { redisOrReport, REDIS_URL } from '../eventhubs/redis-for-tests.js';
 // Issue 31 item 1: the external broker's devices in partitions, each leased to one instance, spread
 // over the live instances, with a fencing token per partition that names it.
 const TTL_MS = 900;
-const silent = pino({ level: 'silent' });
 
 interface Instance {
   id: string;
+  /** What it logged at warn level and above (the messages). */
+  warnings: string[];
   client: Redis;
   leases: RedisIngestLease[];
   balancer: PartitionBalancer;
@@ -62,6 +63,8 @@ if (await redisOrReport('ingest partition balancing')) {
     /** One instance's partition leases and balancer, as the cluster wiring makes them. */
     async function instance(hubName: string, id: string, partitions = 3): Promise<Instance> {
       const redis = await client();
+      const warnings: string[] = [];
+      const log = pino({ level: 'warn' }, { write: (line: string) => void warnings.push(JSON.parse(line).msg) });
       const { leases, service } = redisIngestLeases({
         redis,
         hubName,
@@ -70,13 +73,14 @@ if (await redisOrReport('ingest partition balancing')) {
         ttlMs: TTL_MS,
         clock: systemClock,
         instanceId: id,
-        log: silent,
+        log,
       });
       const balancer = service as PartitionBalancer;
       await balancer.start();
       let stopped = false;
       const made: Instance = {
         id,
+        warnings,
         client: redis,
         leases,
         balancer,
@@ -102,14 +106,15 @@ if (await redisOrReport('ingest partition balancing')) {
       );
     }
 
-    /** Checks `invariant` every 20 ms for `ms`: what must not happen meanwhile. */
-    async function throughout(ms: number, invariant: () => void): Promise<void> {
-      const end = Date.now() + ms;
-      while (Date.now() < end) {
-        invariant();
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
+    /** Resolves once `id` beat (balanced its share) after now, by Redis's clock. */
+    async function beatAgain(redis: Redis, hub: string, id: string, partitions: number): Promise<void> {
+      const [seconds, micros] = await redis.time();
+      const now = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+      const key = `telemetry-hub:${hub}:ingest-members:${partitions}`;
+      await eventually(async () => Number(await redis.zscore(key, id)) > now, TTL_MS * 4, `${id} to beat again`);
     }
+
+    const refused = (i: Instance) => i.warnings.some((m) => m.startsWith('ingest lease not claimed'));
 
     it('one instance takes every partition; a second and a third take their shares from it; one leaving gives its share back', async () => {
       const hub = hubName();
@@ -165,10 +170,11 @@ if (await redisOrReport('ingest partition balancing')) {
       expect(old.held()).toEqual([0, 1, 2]);
       // Two partition counts at once would put a device in two partitions, ingested twice.
       const changed = await instance(hub, 'new', 2);
-      await throughout(TTL_MS * 2, () => {
-        expect(changed.held()).toEqual([]);
-        expect(old.held()).toEqual([0, 1, 2]);
-      });
+      // Its claims are refused, and the holders, balancing after it joined, keep their share.
+      await eventually(() => refused(changed), TTL_MS * 4, 'the new count’s claims refused');
+      await beatAgain(changed.client, hub, 'old', 3);
+      expect(changed.held()).toEqual([]);
+      expect(old.held()).toEqual([0, 1, 2]);
       await old.stop();
       await eventually(
         () => changed.held().length === 2,
@@ -182,7 +188,8 @@ if (await redisOrReport('ingest partition balancing')) {
       const redis = await client();
       await redis.set(ingestLeaseKey(hub, false), 'an older instance', 'PX', TTL_MS);
       const a = await instance(hub, 'a');
-      await throughout(TTL_MS / 2, () => expect(a.held()).toEqual([]));
+      await eventually(() => refused(a), TTL_MS * 4, 'its claims refused');
+      expect(a.held()).toEqual([]);
       await eventually(() => a.held().length === 3, TTL_MS * 6, 'the partitions taken once the single lease ran out');
     });
 
@@ -210,9 +217,18 @@ if (await redisOrReport('ingest partition balancing')) {
       const stop = lease.onChange((held) => (held ? undefined : stopping));
       const released = lease.release();
       expect(lease.held).toBe(false);
-      // Still this instance's in Redis while its source stops: nobody else connects meanwhile.
-      await throughout(TTL_MS / 3, () => undefined);
-      expect(await redis.exists(ingestLeaseKey(hub, false, 1, 2))).toBe(1);
+      // Still this instance's in Redis while its source stops (nobody else connects meanwhile), and
+      // not renewed by its own claims either: its time to live runs down past a claim interval.
+      const key = ingestLeaseKey(hub, false, 1, 2);
+      await eventually(
+        async () => {
+          expect(lease.held).toBe(false);
+          return (await redis.pttl(key)) < TTL_MS / 2;
+        },
+        TTL_MS * 2,
+        'the lease left alone while its source stops',
+      );
+      expect(await redis.exists(key)).toBe(1);
       sourceStopped();
       await released;
       stop();
